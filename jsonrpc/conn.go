@@ -1,0 +1,465 @@
+package jsonrpc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Handler handles the requests and notifications a [Conn] receives.
+//
+// For a request, the returned result (any value json can marshal, or a raw
+// [jsontext.Value]) or error is sent back; an error that is not an *[Error]
+// is sent as an internal error. For a notification the return values are
+// ignored.
+type Handler interface {
+	Handle(ctx context.Context, m *Message) (result any, err error)
+}
+
+// HandlerFunc adapts a function to [Handler].
+type HandlerFunc func(ctx context.Context, m *Message) (any, error)
+
+// Handle calls f.
+func (f HandlerFunc) Handle(ctx context.Context, m *Message) (any, error) { return f(ctx, m) }
+
+// ConnOptions configure a [Conn]. The zero value is usable.
+type ConnOptions struct {
+	// Handler receives incoming requests and notifications. Nil answers
+	// every request with "method not found".
+	Handler Handler
+	// MaxInFlight bounds the incoming requests handled at once (default
+	// 64). When the bound is reached the connection stops reading until a
+	// handler finishes; a handler waiting on its own outgoing call does
+	// not count, so a handler that asks the peer something cannot
+	// deadlock the connection.
+	MaxInFlight int
+	// ReplyToInvalid makes the connection answer a message it cannot
+	// decode with a JSON-RPC error (servers do this; clients only log).
+	ReplyToInvalid bool
+	// DrainTimeout, when positive, makes a clean end of input (io.EOF)
+	// wait up to this long for the handlers in flight to finish and send
+	// their answers before the connection closes. Servers use it so that
+	// answers already being computed are not lost when the client closes
+	// its side.
+	DrainTimeout time.Duration
+	// Logger receives diagnostics (undecodable messages, handler panics).
+	// Nil discards them.
+	Logger *slog.Logger
+}
+
+// Conn is one JSON-RPC 2.0 peer over a [Stream]: it sends requests and
+// matches their responses by id, dispatches incoming requests to its
+// Handler concurrently (with a bound) and notifications in order, and
+// turns context cancellation into "notifications/cancelled".
+type Conn struct {
+	stream  Stream
+	handler Handler
+	opts    ConnOptions
+	log     *slog.Logger
+
+	ctx    context.Context // parent of every handler context; cancelled at close
+	cancel context.CancelCauseFunc
+
+	nextID atomic.Int64
+	sem    chan struct{}
+
+	mu       sync.Mutex
+	pending  map[ID]chan *Message
+	incoming map[ID]*incoming
+	closeErr error
+
+	done       chan struct{} // closed when the connection is closed
+	readerDone chan struct{}
+	handlers   sync.WaitGroup
+	closeOnce  sync.Once
+}
+
+type incoming struct {
+	id              ID
+	cancel          context.CancelCauseFunc
+	cancelledByPeer bool
+	conn            *Conn
+}
+
+type incomingKey struct{}
+
+// NewConn starts a connection over stream. Handler contexts derive from
+// ctx; cancelling ctx closes the connection.
+func NewConn(ctx context.Context, stream Stream, opts *ConnOptions) *Conn {
+	c := &Conn{
+		stream:     stream,
+		pending:    make(map[ID]chan *Message),
+		incoming:   make(map[ID]*incoming),
+		done:       make(chan struct{}),
+		readerDone: make(chan struct{}),
+	}
+	if opts != nil {
+		c.opts = *opts
+	}
+	c.handler = c.opts.Handler
+	if c.handler == nil {
+		c.handler = HandlerFunc(func(ctx context.Context, m *Message) (any, error) {
+			return nil, errorf(CodeMethodNotFound, "method not found: %s", m.Method)
+		})
+	}
+	if c.opts.MaxInFlight <= 0 {
+		c.opts.MaxInFlight = 64
+	}
+	c.log = c.opts.Logger
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	c.sem = make(chan struct{}, c.opts.MaxInFlight)
+	c.ctx, c.cancel = context.WithCancelCause(ctx)
+	go c.read()
+	go func() {
+		select {
+		case <-c.ctx.Done():
+			c.closeWith(context.Cause(c.ctx))
+		case <-c.done:
+		}
+	}()
+	return c
+}
+
+// Done is closed when the connection has closed.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Err returns why the connection closed, or nil while it is open.
+func (c *Conn) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closeErr
+}
+
+// Close closes the connection: in-flight handlers are cancelled, pending
+// calls fail with [ErrClosed], and the stream is closed. Close waits for the
+// reading goroutine but not for handlers; see [Conn.Wait].
+func (c *Conn) Close() error {
+	c.closeWith(errors.New("closed by this side"))
+	<-c.readerDone
+	return nil
+}
+
+// Wait blocks until the connection is closed and every handler returned.
+func (c *Conn) Wait() error {
+	<-c.done
+	<-c.readerDone
+	c.handlers.Wait()
+	return c.Err()
+}
+
+func (c *Conn) closeWith(reason error) {
+	c.closeOnce.Do(func() {
+		err := reason
+		if !errors.Is(err, ErrClosed) {
+			err = fmt.Errorf("%w: %w", ErrClosed, reason)
+		}
+		c.mu.Lock()
+		c.closeErr = err
+		c.mu.Unlock()
+		close(c.done)
+		c.cancel(err)
+		c.stream.Close()
+	})
+}
+
+func (c *Conn) read() {
+	defer close(c.readerDone)
+	for {
+		m, err := c.stream.Read()
+		if err != nil {
+			var de *DecodeError
+			if errors.As(err, &de) {
+				c.invalid(de)
+				continue
+			}
+			if errors.Is(err, io.EOF) && c.opts.DrainTimeout > 0 {
+				c.drain()
+			}
+			if errors.Is(err, io.EOF) {
+				err = errors.New("the peer closed the connection")
+			}
+			c.closeWith(err)
+			return
+		}
+		switch {
+		case m.IsResponse():
+			c.deliver(m)
+		case m.IsNotification():
+			c.notification(m)
+		default:
+			if !c.request(m) {
+				return
+			}
+		}
+	}
+}
+
+// drain waits for in-flight handlers after the input ended.
+func (c *Conn) drain() {
+	finished := make(chan struct{})
+	go func() { c.handlers.Wait(); close(finished) }()
+	t := time.NewTimer(c.opts.DrainTimeout)
+	defer t.Stop()
+	select {
+	case <-finished:
+	case <-t.C:
+	case <-c.done:
+	}
+}
+
+func (c *Conn) invalid(de *DecodeError) {
+	if de.ID.IsValid() {
+		c.mu.Lock()
+		ch, ok := c.pending[de.ID]
+		if ok {
+			delete(c.pending, de.ID)
+		}
+		c.mu.Unlock()
+		if ok {
+			// The answer to one of our calls was malformed: the call fails
+			// with the reason instead of waiting forever.
+			ch <- &Message{ID: de.ID, Error: &Error{Code: de.Err.Code, Message: "invalid response: " + de.Err.Message}}
+			return
+		}
+	}
+	c.log.Warn("jsonrpc: invalid message", "error", de.Err.Message, "id", de.ID.String())
+	if c.opts.ReplyToInvalid {
+		c.stream.Write(c.ctx, &Message{ID: de.ID, Error: de.Err})
+	}
+}
+
+func (c *Conn) deliver(m *Message) {
+	c.mu.Lock()
+	ch, ok := c.pending[m.ID]
+	if ok {
+		delete(c.pending, m.ID)
+	}
+	c.mu.Unlock()
+	if !ok {
+		c.log.Debug("jsonrpc: response to no pending call", "id", m.ID.String())
+		return
+	}
+	ch <- m
+}
+
+type cancelledParams struct {
+	RequestID ID     `json:"requestId"`
+	Reason    string `json:"reason,omitempty"`
+}
+
+func (c *Conn) notification(m *Message) {
+	if m.Method == "notifications/cancelled" {
+		var p cancelledParams
+		if json.Unmarshal(m.Params, &p) == nil && p.RequestID.IsValid() {
+			c.mu.Lock()
+			in, ok := c.incoming[p.RequestID]
+			if ok {
+				in.cancelledByPeer = true
+			}
+			c.mu.Unlock()
+			if ok {
+				in.cancel(fmt.Errorf("cancelled by the peer: %s", p.Reason))
+			}
+		}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			c.log.Error("jsonrpc: notification handler panicked", "method", m.Method, "panic", r, "stack", string(debug.Stack()))
+		}
+	}()
+	c.handler.Handle(c.ctx, m)
+}
+
+// request starts a handler for m. It reports false when the connection
+// closed while waiting for a free slot.
+func (c *Conn) request(m *Message) bool {
+	select {
+	case c.sem <- struct{}{}:
+	case <-c.done:
+		return false
+	}
+	ctx, cancel := context.WithCancelCause(c.ctx)
+	in := &incoming{id: m.ID, cancel: cancel, conn: c}
+	c.mu.Lock()
+	if _, dup := c.incoming[m.ID]; dup {
+		c.mu.Unlock()
+		<-c.sem
+		cancel(nil)
+		c.stream.Write(c.ctx, &Message{ID: m.ID, Error: errorf(CodeInvalidRequest, "request id %s is already in use", m.ID)})
+		return true
+	}
+	c.incoming[m.ID] = in
+	c.handlers.Add(1)
+	c.mu.Unlock()
+	go c.run(context.WithValue(ctx, incomingKey{}, in), m, in)
+	return true
+}
+
+func (c *Conn) run(ctx context.Context, m *Message, in *incoming) {
+	defer c.handlers.Done()
+	result, err := c.safeHandle(ctx, m)
+	c.mu.Lock()
+	delete(c.incoming, m.ID)
+	cancelled := in.cancelledByPeer
+	c.mu.Unlock()
+	in.cancel(nil)
+	defer func() { <-c.sem }()
+	// "Servers receiving cancellation notifications SHOULD ... not send a
+	// response for the cancelled request."
+	if cancelled {
+		return
+	}
+	reply := &Message{ID: m.ID}
+	if err != nil {
+		reply.Error = AsError(err)
+	} else if raw, ok := result.(jsontext.Value); ok {
+		reply.Result = raw
+	} else if result != nil {
+		reply.Body = result
+	}
+	if werr := c.stream.Write(c.ctx, reply); werr != nil && reply.Error == nil {
+		var e *Error
+		if errors.As(werr, &e) && e.Code == CodeInternalError {
+			// The result could not be encoded: say so instead of going silent.
+			c.stream.Write(c.ctx, &Message{ID: m.ID, Error: e})
+		}
+	}
+}
+
+func (c *Conn) safeHandle(ctx context.Context, m *Message) (result any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.log.Error("jsonrpc: handler panicked", "method", m.Method, "panic", r, "stack", string(debug.Stack()))
+			result, err = nil, errorf(CodeInternalError, "internal error: handler for %s panicked: %v", m.Method, r)
+		}
+	}()
+	return c.handler.Handle(ctx, m)
+}
+
+// Call sends a request and waits for its response, which it returns. An
+// error response is returned as the message and as an *[Error]. When ctx is
+// cancelled first, the peer is sent "notifications/cancelled" and Call
+// returns the context's cause.
+func (c *Conn) Call(ctx context.Context, method string, params any) (*Message, error) {
+	id := Int64ID(c.nextID.Add(1))
+	ch := make(chan *Message, 1)
+	c.mu.Lock()
+	if c.closeErr != nil {
+		err := c.closeErr
+		c.mu.Unlock()
+		return nil, err
+	}
+	c.pending[id] = ch
+	c.mu.Unlock()
+
+	req := &Message{ID: id, Method: method}
+	if raw, ok := params.(jsontext.Value); ok {
+		req.Params = raw
+	} else if params != nil {
+		req.Body = params
+	}
+	if err := c.stream.Write(ctx, req); err != nil {
+		c.forget(id)
+		if cerr := c.Err(); cerr != nil {
+			return nil, cerr
+		}
+		return nil, err
+	}
+
+	// A handler waiting on its own outgoing call gives back its slot, so
+	// that the response it waits for can be read.
+	if in, ok := ctx.Value(incomingKey{}).(*incoming); ok && in.conn == c {
+		<-c.sem
+		defer func() { c.sem <- struct{}{} }()
+	}
+	select {
+	case r := <-ch:
+		if r.Error != nil {
+			return r, r.Error
+		}
+		return r, nil
+	case <-ctx.Done():
+		c.forget(id)
+		cause := context.Cause(ctx)
+		reason := cause.Error()
+		if errors.Is(cause, context.DeadlineExceeded) {
+			reason = "timeout"
+		}
+		nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		c.Notify(nctx, "notifications/cancelled", &cancelledParams{RequestID: id, Reason: reason})
+		cancel()
+		return nil, cause
+	case <-c.done:
+		select {
+		case r := <-ch: // answered just before the close
+			if r.Error != nil {
+				return r, r.Error
+			}
+			return r, nil
+		default:
+		}
+		return nil, c.Err()
+	}
+}
+
+func (c *Conn) forget(id ID) {
+	c.mu.Lock()
+	delete(c.pending, id)
+	c.mu.Unlock()
+}
+
+// CallResult is [Conn.Call] followed by decoding the result into out.
+func (c *Conn) CallResult(ctx context.Context, method string, params, out any) error {
+	r, err := c.Call(ctx, method, params)
+	if err != nil {
+		return err
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(r.Result, out); err != nil {
+		return fmt.Errorf("decoding the result of %s: %w", method, err)
+	}
+	return nil
+}
+
+// Notify sends a notification.
+func (c *Conn) Notify(ctx context.Context, method string, params any) error {
+	select {
+	case <-c.done:
+		return c.Err()
+	default:
+	}
+	m := &Message{Method: method}
+	if raw, ok := params.(jsontext.Value); ok {
+		m.Params = raw
+	} else if params != nil {
+		m.Body = params
+	}
+	return c.stream.Write(ctx, m)
+}
+
+// Write sends a message as it is; transports that route messages (such as
+// an HTTP session answering on a request's own stream) use it.
+func (c *Conn) Write(ctx context.Context, m *Message) error { return c.stream.Write(ctx, m) }
+
+// RequestID returns the id of the incoming request whose handler ctx
+// belongs to.
+func RequestID(ctx context.Context) (ID, bool) {
+	in, ok := ctx.Value(incomingKey{}).(*incoming)
+	if !ok {
+		return ID{}, false
+	}
+	return in.id, true
+}

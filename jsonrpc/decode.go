@@ -1,0 +1,252 @@
+package jsonrpc
+
+// Decode parses one JSON-RPC message from data in a single pass. The
+// returned message aliases data, which the caller must not modify
+// afterwards.
+//
+// Decoding is strict: member names are matched case-sensitively, duplicate
+// member names are rejected at every level, strings must be valid UTF-8,
+// nesting is bounded by lim.MaxDepth and size by lim.MaxSize. Params and
+// Result are validated but kept raw; the method, the id and the well-known
+// _meta members of params are picked out on the way.
+//
+// A message that cannot be accepted gives a *[DecodeError] carrying the
+// JSON-RPC error to report, and the message's id when it could be read.
+func Decode(data []byte, lim Limits) (*Message, error) {
+	m := new(Message)
+	if err := decodeInto(m, data, lim); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func decodeInto(m *Message, data []byte, lim Limits) error {
+	if len(data) > lim.maxSize() {
+		return lim.TooLargeError(len(data))
+	}
+	s := scanner{data: data, maxDepth: lim.maxDepth()}
+	i := s.skipSpace(0)
+	if i >= len(data) || data[i] != '{' {
+		if i < len(data) && data[i] == '[' {
+			// Batches were removed in 2025-06-18 and never used by MCP
+			// peers in practice; refuse them plainly.
+			return &DecodeError{Err: errorf(CodeInvalidRequest, "JSON-RPC batches are not supported")}
+		}
+		if err := Valid(data, lim.maxDepth()); err != nil {
+			return &DecodeError{Err: AsError(err)}
+		}
+		return &DecodeError{Err: errorf(CodeInvalidRequest, "a JSON-RPC message must be an object")}
+	}
+	var (
+		version, idRaw, method, params, result, errRaw []byte
+		hasID                                          bool
+	)
+	end, err := s.object(i, 1, func(name []byte, escaped bool, start, end int) error {
+		v := data[start:end]
+		switch string(name) {
+		case "jsonrpc":
+			version = v
+		case "id":
+			idRaw, hasID = v, true
+		case "method":
+			method = v
+		case "params":
+			params = v
+			if v[0] == '{' {
+				return sniffMeta(&s, start, &m.Meta)
+			}
+		case "result":
+			result = v
+		case "error":
+			errRaw = v
+		}
+		return nil
+	})
+	if err != nil {
+		return &DecodeError{Err: AsError(err)}
+	}
+	if i = s.skipSpace(end); i != len(data) {
+		return &DecodeError{Err: s.syntaxErr(i, "data after the message")}
+	}
+	m.Size = len(data)
+
+	if hasID {
+		if m.ID, err = parseID(idRaw); err != nil {
+			return &DecodeError{Err: AsError(err)}
+		}
+	}
+	if string(version) != `"2.0"` {
+		return &DecodeError{ID: m.ID, Err: errorf(CodeInvalidRequest, `"jsonrpc" must be "2.0"`)}
+	}
+	switch {
+	case method != nil:
+		if result != nil || errRaw != nil {
+			return &DecodeError{ID: m.ID, Err: errorf(CodeInvalidRequest, "a request must not carry a result or an error")}
+		}
+		if method[0] != '"' {
+			return &DecodeError{ID: m.ID, Err: errorf(CodeInvalidRequest, `"method" must be a string`)}
+		}
+		if m.Method = internMethod(method[1 : len(method)-1]); m.Method == "" {
+			if m.Method, err = unquote(method); err != nil || m.Method == "" {
+				return &DecodeError{ID: m.ID, Err: errorf(CodeInvalidRequest, `"method" must be a non-empty string`)}
+			}
+		}
+		if hasID && !m.ID.IsValid() {
+			return &DecodeError{Err: errorf(CodeInvalidRequest, "a request id must not be null")}
+		}
+		if params != nil {
+			if params[0] != '{' && params[0] != '[' {
+				return &DecodeError{ID: m.ID, Err: errorf(CodeInvalidRequest, `"params" must be an object or an array`)}
+			}
+			m.Params = params
+		}
+	case result != nil && errRaw != nil:
+		return &DecodeError{ID: m.ID, Err: errorf(CodeInvalidRequest, "a response must not carry both result and error")}
+	case result != nil:
+		if !m.ID.IsValid() {
+			return &DecodeError{Err: errorf(CodeInvalidRequest, "a result response needs an id")}
+		}
+		m.Result = result
+	case errRaw != nil:
+		e, err := decodeErrorObject(&s, errRaw)
+		if err != nil {
+			return &DecodeError{ID: m.ID, Err: err}
+		}
+		m.Error = e
+	default:
+		return &DecodeError{ID: m.ID, Err: errorf(CodeInvalidRequest, "message has neither method nor result nor error")}
+	}
+	return nil
+}
+
+// sniffMeta walks the params object starting at data[start] and records
+// the _meta members the engine needs. The params object was already
+// validated, so this only revisits its top level and _meta.
+func sniffMeta(s *scanner, start int, meta *Meta) error {
+	data := s.data
+	_, err := s.object(start, 0, func(name []byte, escaped bool, vs, ve int) error {
+		if string(name) != "_meta" || data[vs] != '{' {
+			return nil
+		}
+		meta.Raw = data[vs:ve]
+		_, err := s.object(vs, 0, func(name []byte, escaped bool, vs, ve int) error {
+			switch string(name) {
+			case "progressToken":
+				meta.ProgressToken = data[vs:ve]
+			case "io.modelcontextprotocol/protocolVersion":
+				if data[vs] == '"' {
+					v, err := unquote(data[vs:ve])
+					if err != nil {
+						return err
+					}
+					meta.ProtocolVersion = v
+				}
+			}
+			return nil
+		})
+		return err
+	})
+	return err
+}
+
+func decodeErrorObject(s *scanner, raw []byte) (*Error, *Error) {
+	if raw[0] != '{' {
+		return nil, errorf(CodeInvalidRequest, `"error" must be an object`)
+	}
+	e := new(Error)
+	var code, msg []byte
+	sub := scanner{data: raw, maxDepth: s.maxDepth}
+	_, err := sub.object(0, 0, func(name []byte, escaped bool, vs, ve int) error {
+		switch string(name) {
+		case "code":
+			code = raw[vs:ve]
+		case "message":
+			msg = raw[vs:ve]
+		case "data":
+			e.Data = raw[vs:ve]
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, AsError(err)
+	}
+	if code == nil {
+		return nil, errorf(CodeInvalidRequest, "error object without a code")
+	}
+	n, perr := parseID(code)
+	c, isInt := n.Int64()
+	if perr != nil || !isInt {
+		return nil, errorf(CodeInvalidRequest, "error code must be an integer")
+	}
+	e.Code = c
+	if msg != nil && msg[0] == '"' {
+		e.Message, _ = unquote(msg)
+	}
+	return e, nil
+}
+
+// internMethod returns the constant string for the methods MCP defines, so
+// that decoding them allocates nothing; "" for any other name.
+func internMethod(b []byte) string {
+	switch string(b) {
+	case "initialize":
+		return "initialize"
+	case "notifications/initialized":
+		return "notifications/initialized"
+	case "ping":
+		return "ping"
+	case "server/discover":
+		return "server/discover"
+	case "tools/list":
+		return "tools/list"
+	case "tools/call":
+		return "tools/call"
+	case "resources/list":
+		return "resources/list"
+	case "resources/read":
+		return "resources/read"
+	case "resources/templates/list":
+		return "resources/templates/list"
+	case "resources/subscribe":
+		return "resources/subscribe"
+	case "resources/unsubscribe":
+		return "resources/unsubscribe"
+	case "prompts/list":
+		return "prompts/list"
+	case "prompts/get":
+		return "prompts/get"
+	case "completion/complete":
+		return "completion/complete"
+	case "logging/setLevel":
+		return "logging/setLevel"
+	case "subscriptions/listen":
+		return "subscriptions/listen"
+	case "sampling/createMessage":
+		return "sampling/createMessage"
+	case "elicitation/create":
+		return "elicitation/create"
+	case "roots/list":
+		return "roots/list"
+	case "notifications/cancelled":
+		return "notifications/cancelled"
+	case "notifications/progress":
+		return "notifications/progress"
+	case "notifications/message":
+		return "notifications/message"
+	case "notifications/tools/list_changed":
+		return "notifications/tools/list_changed"
+	case "notifications/resources/list_changed":
+		return "notifications/resources/list_changed"
+	case "notifications/resources/updated":
+		return "notifications/resources/updated"
+	case "notifications/prompts/list_changed":
+		return "notifications/prompts/list_changed"
+	case "notifications/roots/list_changed":
+		return "notifications/roots/list_changed"
+	case "notifications/subscriptions/acknowledged":
+		return "notifications/subscriptions/acknowledged"
+	case "notifications/elicitation/complete":
+		return "notifications/elicitation/complete"
+	}
+	return ""
+}

@@ -1,0 +1,88 @@
+package jsonrpc
+
+import (
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Message is one JSON-RPC 2.0 message: a request (Method and ID), a
+// notification (Method, no ID) or a response (ID and Result or Error).
+//
+// A decoded Message keeps Params and Result as the raw JSON that arrived;
+// they alias the buffer given to [Decode] and are decoded only by whoever
+// handles them, into their own types. For a message being sent, Body, when
+// not nil, is marshalled in place of Params (requests and notifications) or
+// Result (responses), straight into the transport's buffer.
+type Message struct {
+	ID     ID
+	Method string
+	Params jsontext.Value
+	Result jsontext.Value
+	Error  *Error
+	Body   any
+
+	// Meta holds what was sniffed from params._meta while decoding.
+	Meta Meta
+	// Size is the size of the message on the wire, when known.
+	Size int
+}
+
+// Meta is what the decoder picks out of a message's params._meta without
+// decoding the rest.
+type Meta struct {
+	// Raw is the whole _meta object, or nil.
+	Raw jsontext.Value
+	// ProgressToken is the raw progressToken value, or nil.
+	ProgressToken jsontext.Value
+	// ProtocolVersion is io.modelcontextprotocol/protocolVersion, the mark
+	// of a modern (2026-07-28 and later) request.
+	ProtocolVersion string
+}
+
+// IsRequest reports whether m is a request.
+func (m *Message) IsRequest() bool { return m.Method != "" && m.ID.IsValid() }
+
+// IsNotification reports whether m is a notification.
+func (m *Message) IsNotification() bool { return m.Method != "" && !m.ID.IsValid() }
+
+// IsResponse reports whether m is a response (result or error).
+func (m *Message) IsResponse() bool { return m.Method == "" }
+
+// Limits bound what a decoder accepts.
+type Limits struct {
+	// MaxSize is the largest message accepted, in bytes. Zero means
+	// [DefaultMaxSize].
+	MaxSize int
+	// MaxDepth is the deepest nesting of arrays and objects accepted. Zero
+	// means [DefaultMaxDepth].
+	MaxDepth int
+}
+
+const (
+	// DefaultMaxSize is the default bound on one message: 16 MiB.
+	DefaultMaxSize = 16 << 20
+	// DefaultMaxDepth is the default bound on JSON nesting.
+	DefaultMaxDepth = 128
+)
+
+func (l Limits) maxSize() int {
+	if l.MaxSize > 0 {
+		return l.MaxSize
+	}
+	return DefaultMaxSize
+}
+
+func (l Limits) maxDepth() int {
+	if l.MaxDepth > 0 {
+		return l.MaxDepth
+	}
+	return DefaultMaxDepth
+}
+
+// MaxSizeOrDefault returns the size limit in effect.
+func (l Limits) MaxSizeOrDefault() int { return l.maxSize() }
+
+// TooLargeError returns the error for a message of n bytes over the limit.
+func (l Limits) TooLargeError(n int) *DecodeError {
+	return &DecodeError{Err: errorf(CodeInvalidRequest,
+		"message of %d bytes exceeds the limit of %d bytes", n, l.maxSize())}
+}

@@ -1,0 +1,53 @@
+package protocol
+
+import "github.com/go-json-experiment/json/jsontext"
+
+// Elicitation modes.
+const (
+	ElicitForm = "form"
+	ElicitURL  = "url"
+)
+
+// Elicitation actions.
+const (
+	ElicitAccept  = "accept"
+	ElicitDecline = "decline"
+	ElicitCancel  = "cancel"
+)
+
+// ElicitParams are the parameters of elicitation/create: the server asks
+// the user, through the client, for structured input (form mode) or to
+// visit a URL (url mode, 2025-11-25 and later).
+type ElicitParams struct {
+	Meta Meta `json:"_meta,omitempty"`
+	// Mode is "form" (the default when empty) or "url".
+	Mode    string `json:"mode,omitempty"`
+	Message string `json:"message"`
+	// RequestedSchema is the flat object schema of the form.
+	RequestedSchema jsontext.Value `json:"requestedSchema,omitempty"`
+	// URL is the page to visit (url mode).
+	URL string `json:"url,omitempty"`
+	// ElicitationID identifies a url-mode elicitation (2025-11-25 only).
+	ElicitationID string        `json:"elicitationId,omitempty"`
+	Task          *TaskMetadata `json:"task,omitzero"`
+}
+
+// ElicitResult is the client's answer to elicitation/create.
+type ElicitResult struct {
+	Meta Meta `json:"_meta,omitempty"`
+	// Action is "accept", "decline" or "cancel".
+	Action  string         `json:"action"`
+	Content map[string]any `json:"content,omitempty"`
+}
+
+// ElicitationCompleteParams are the parameters of
+// notifications/elicitation/complete (2025-11-25 only).
+type ElicitationCompleteParams struct {
+	Meta          Meta   `json:"_meta,omitempty"`
+	ElicitationID string `json:"elicitationId"`
+}
+
+// URLElicitationRequiredData is the data of a -32042 error (2025-11-25).
+type URLElicitationRequiredData struct {
+	Elicitations []ElicitParams `json:"elicitations"`
+}

@@ -1,0 +1,83 @@
+package protocol
+
+import (
+	"github.com/ferrymcp/ferry/jsonrpc"
+)
+
+// InitializeParams are the parameters of initialize, the legacy handshake.
+type InitializeParams struct {
+	Meta            Meta               `json:"_meta,omitempty"`
+	ProtocolVersion string             `json:"protocolVersion"`
+	Capabilities    ClientCapabilities `json:"capabilities"`
+	ClientInfo      Implementation     `json:"clientInfo"`
+}
+
+// InitializeResult is the result of initialize.
+type InitializeResult struct {
+	ResultFields
+	ProtocolVersion string             `json:"protocolVersion"`
+	Capabilities    ServerCapabilities `json:"capabilities"`
+	ServerInfo      Implementation     `json:"serverInfo"`
+	Instructions    string             `json:"instructions,omitempty"`
+}
+
+// InitializedParams are the parameters of notifications/initialized.
+type InitializedParams struct {
+	Meta Meta `json:"_meta,omitempty"`
+}
+
+// PingParams are the parameters of ping (legacy).
+type PingParams struct {
+	Meta Meta `json:"_meta,omitempty"`
+}
+
+// DiscoverParams are the parameters of server/discover (2026-07-28).
+type DiscoverParams struct {
+	Meta Meta `json:"_meta,omitempty"`
+}
+
+// DiscoverResult is the result of server/discover.
+type DiscoverResult struct {
+	ResultFields
+	CacheFields
+	SupportedVersions []string           `json:"supportedVersions"`
+	Capabilities      ServerCapabilities `json:"capabilities"`
+	Instructions      string             `json:"instructions,omitempty"`
+}
+
+// RequestMeta is the typed view of a modern request's _meta: the
+// per-request protocol fields of 2026-07-28.
+type RequestMeta struct {
+	ProtocolVersion    string              `json:"io.modelcontextprotocol/protocolVersion,omitempty"`
+	ClientInfo         *Implementation     `json:"io.modelcontextprotocol/clientInfo,omitzero"`
+	ClientCapabilities *ClientCapabilities `json:"io.modelcontextprotocol/clientCapabilities,omitzero"`
+	LogLevel           LoggingLevel        `json:"io.modelcontextprotocol/logLevel,omitempty"`
+	ProgressToken      ProgressToken       `json:"progressToken,omitempty"`
+}
+
+// CancelledParams are the parameters of notifications/cancelled.
+type CancelledParams struct {
+	Meta      Meta       `json:"_meta,omitempty"`
+	RequestID jsonrpc.ID `json:"requestId"`
+	Reason    string     `json:"reason,omitempty"`
+}
+
+// ProgressParams are the parameters of notifications/progress.
+type ProgressParams struct {
+	Meta          Meta          `json:"_meta,omitempty"`
+	ProgressToken ProgressToken `json:"progressToken"`
+	Progress      float64       `json:"progress"`
+	Total         float64       `json:"total,omitzero"`
+	Message       string        `json:"message,omitempty"`
+}
+
+// UnsupportedProtocolVersionData is the data of a -32022 error.
+type UnsupportedProtocolVersionData struct {
+	Supported []string `json:"supported"`
+	Requested string   `json:"requested"`
+}
+
+// MissingRequiredClientCapabilityData is the data of a -32021 error.
+type MissingRequiredClientCapabilityData struct {
+	RequiredCapabilities ClientCapabilities `json:"requiredCapabilities"`
+}

@@ -1,0 +1,78 @@
+package protocol
+
+import "github.com/go-json-experiment/json/jsontext"
+
+// Tool is a tool a server offers.
+type Tool struct {
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	// InputSchema is the JSON Schema of the tool's arguments (an object
+	// schema).
+	InputSchema jsontext.Value `json:"inputSchema"`
+	// OutputSchema, when set, is the JSON Schema of the tool's
+	// structuredContent (2025-06-18 and later).
+	OutputSchema jsontext.Value   `json:"outputSchema,omitempty"`
+	Annotations  *ToolAnnotations `json:"annotations,omitzero"`
+	Execution    *ToolExecution   `json:"execution,omitzero"`
+	Icons        []Icon           `json:"icons,omitempty"`
+	Meta         Meta             `json:"_meta,omitempty"`
+}
+
+// ToolAnnotations are hints about a tool's behaviour. The hints are
+// pointers because their defaults are not all false (destructiveHint and
+// openWorldHint default to true).
+type ToolAnnotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    *bool  `json:"readOnlyHint,omitzero"`
+	DestructiveHint *bool  `json:"destructiveHint,omitzero"`
+	IdempotentHint  *bool  `json:"idempotentHint,omitzero"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitzero"`
+}
+
+// ToolExecution says whether a tool runs as a task (2025-11-25).
+type ToolExecution struct {
+	// TaskSupport is "forbidden" (the default), "optional" or "required".
+	TaskSupport string `json:"taskSupport,omitempty"`
+}
+
+// ListToolsResult is the result of tools/list.
+type ListToolsResult struct {
+	ResultFields
+	CacheFields
+	Tools      []Tool `json:"tools"`
+	NextCursor Cursor `json:"nextCursor,omitempty"`
+}
+
+// CallToolParams are the parameters of tools/call.
+type CallToolParams struct {
+	Meta      Meta           `json:"_meta,omitempty"`
+	Name      string         `json:"name"`
+	Arguments jsontext.Value `json:"arguments,omitempty"`
+	MRTRParams
+	// Task asks for task-augmented execution (2025-11-25).
+	Task *TaskMetadata `json:"task,omitzero"`
+}
+
+// MRTRParams are the members a client adds when it retries a request after
+// an [InputRequiredResult] (2026-07-28).
+type MRTRParams struct {
+	InputResponses map[string]jsontext.Value `json:"inputResponses,omitempty"`
+	RequestState   string                    `json:"requestState,omitempty"`
+}
+
+// CallToolResult is the result of tools/call.
+type CallToolResult struct {
+	ResultFields
+	Content []Content `json:"content"`
+	// StructuredContent is the tool's structured output, matching its
+	// OutputSchema (an object before 2026-07-28, any JSON value since).
+	StructuredContent jsontext.Value `json:"structuredContent,omitempty"`
+	IsError           bool           `json:"isError,omitzero"`
+}
+
+// ToolListChangedParams are the parameters of
+// notifications/tools/list_changed.
+type ToolListChangedParams struct {
+	Meta Meta `json:"_meta,omitempty"`
+}

@@ -1,0 +1,60 @@
+// Package protocol defines the messages of the Model Context Protocol, for
+// every published revision from 2024-11-05 to 2026-07-28, as Go types that
+// marshal to exactly the JSON the specification's schema describes.
+//
+// One Go type serves every revision: fields added by later revisions are
+// optional and omitted when empty, so a value built for the modern era
+// (2026-07-28) is also a valid legacy message once the modern-only fields
+// are left unset. The server and client packages take care of that.
+package protocol
+
+import "slices"
+
+// Protocol revisions.
+const (
+	Version20241105 = "2024-11-05"
+	Version20250326 = "2025-03-26"
+	Version20250618 = "2025-06-18"
+	Version20251125 = "2025-11-25"
+	Version20260728 = "2026-07-28"
+
+	// LatestVersion is the newest revision ferry speaks.
+	LatestVersion = Version20260728
+	// LatestLegacyVersion is the newest revision with the initialize
+	// handshake.
+	LatestLegacyVersion = Version20251125
+)
+
+// SupportedVersions lists every revision ferry speaks, newest first.
+var SupportedVersions = []string{Version20260728, Version20251125, Version20250618, Version20250326, Version20241105}
+
+// LegacyVersions lists the revisions that use the initialize handshake,
+// newest first.
+var LegacyVersions = []string{Version20251125, Version20250618, Version20250326, Version20241105}
+
+// ModernVersions lists the stateless revisions, newest first.
+var ModernVersions = []string{Version20260728}
+
+// IsModern reports whether v is a stateless (per-request _meta) revision:
+// 2026-07-28 or later.
+func IsModern(v string) bool { return v >= Version20260728 }
+
+// IsSupported reports whether ferry speaks revision v.
+func IsSupported(v string) bool { return slices.Contains(SupportedVersions, v) }
+
+// AtLeast reports whether revision v is min or newer. Revisions are dates,
+// so they compare as strings.
+func AtLeast(v, min string) bool { return v >= min }
+
+// Reserved _meta keys.
+const (
+	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
+	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	MetaLogLevel           = "io.modelcontextprotocol/logLevel"
+	MetaServerInfo         = "io.modelcontextprotocol/serverInfo"
+	MetaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
+	MetaProgressToken      = "progressToken"
+	// MetaRelatedTask links a message to a task (2025-11-25 tasks).
+	MetaRelatedTask = "io.modelcontextprotocol/related-task"
+)
