@@ -1,0 +1,340 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ferrymcp/ferry/jsonrpc"
+	"github.com/ferrymcp/ferry/protocol"
+)
+
+// request sends a one-shot request and decodes its result into out.
+func request[T any](c *Client, ctx context.Context, method string, user protocol.Meta, params any) (*T, error) {
+	m, err := c.call(ctx, method, user, func(meta wireMeta) any { return c.paramsWith(meta, params) })
+	if err != nil {
+		return nil, err
+	}
+	out := new(T)
+	if err := json.Unmarshal(m.Result, out); err != nil {
+		return nil, fmt.Errorf("%s: invalid result: %w", method, err)
+	}
+	return out, nil
+}
+
+// roundTrips sends a request that a modern server may answer with
+// input_required, answers the server's questions through the client's
+// callbacks, and retries until the result is complete.
+func roundTrips[T any](c *Client, ctx context.Context, method string, user protocol.Meta, mp protocol.MRTRParams,
+	fields func(*T) *protocol.ResultFields, build func(meta wireMeta, mp protocol.MRTRParams) any) (*T, error) {
+	for round := 0; ; round++ {
+		m, err := c.call(ctx, method, user, func(meta wireMeta) any { return build(meta, mp) })
+		if err != nil {
+			return nil, err
+		}
+		out := new(T)
+		if err := json.Unmarshal(m.Result, out); err != nil {
+			return nil, fmt.Errorf("%s: invalid result: %w", method, err)
+		}
+		switch rt := fields(out).ResultType; rt {
+		case "", protocol.ResultComplete:
+			// "clients MUST treat an absent resultType as complete"
+			return out, nil
+		case protocol.ResultInputRequired:
+		default:
+			// "A resultType of any value unrecognized by the client MUST
+			// be considered invalid."
+			return nil, fmt.Errorf("%s: unrecognised resultType %q", method, rt)
+		}
+		if round >= c.opts.MaxInputRounds {
+			return nil, fmt.Errorf("%s: the server still wants input after %d rounds", method, round)
+		}
+		var ir protocol.InputRequiredResult
+		if err := json.Unmarshal(m.Result, &ir); err != nil {
+			return nil, fmt.Errorf("%s: invalid input_required result: %w", method, err)
+		}
+		if len(ir.InputRequests) == 0 && ir.RequestState == "" {
+			return nil, fmt.Errorf("%s: input_required result without inputRequests or requestState", method)
+		}
+		responses, err := c.answerAll(ctx, ir.InputRequests)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", method, err)
+		}
+		// "the client MUST echo back the exact value of that field when
+		// retrying"; a new request id comes with the new call.
+		mp = protocol.MRTRParams{InputResponses: responses, RequestState: ir.RequestState}
+	}
+}
+
+// answerAll answers a modern server's input requests with the client's
+// callbacks.
+func (c *Client) answerAll(ctx context.Context, reqs map[string]protocol.InputRequest) (map[string]jsontext.Value, error) {
+	if len(reqs) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]jsontext.Value, len(reqs))
+	for key, r := range reqs {
+		res, err := c.answer(ctx, r.Method, r.Params)
+		if err != nil {
+			return nil, fmt.Errorf("answering %s (%s): %w", key, r.Method, err)
+		}
+		raw, err := json.Marshal(res)
+		if err != nil {
+			return nil, err
+		}
+		out[key] = raw
+	}
+	return out, nil
+}
+
+// answer runs the callback for a server-to-client request, whichever era
+// it came in.
+func (c *Client) answer(ctx context.Context, method string, params jsontext.Value) (any, error) {
+	switch method {
+	case protocol.MethodCreateMessage:
+		if c.opts.Sampling == nil {
+			return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "this client does not offer sampling")
+		}
+		var p protocol.CreateMessageParams
+		if err := unmarshalParams(params, &p); err != nil {
+			return nil, err
+		}
+		return c.opts.Sampling(ctx, &p)
+	case protocol.MethodElicit:
+		if c.opts.Elicitation == nil {
+			return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "this client does not offer elicitation")
+		}
+		var p protocol.ElicitParams
+		if err := unmarshalParams(params, &p); err != nil {
+			return nil, err
+		}
+		return c.opts.Elicitation(ctx, &p)
+	case protocol.MethodListRoots:
+		if c.opts.Roots == nil {
+			return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "this client does not offer roots")
+		}
+		roots, err := c.opts.Roots(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if roots == nil {
+			roots = []protocol.Root{}
+		}
+		return &protocol.ListRootsResult{Roots: roots}, nil
+	}
+	return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "method not found: %s", method)
+}
+
+func unmarshalParams(params jsontext.Value, out any) error {
+	if len(params) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(params, out); err != nil {
+		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: %v", err)
+	}
+	return nil
+}
+
+// callToolWire is tools/call on the wire: a struct rather than a map so
+// that a call costs one pass of the encoder.
+type callToolWire struct {
+	Meta      wireMeta `json:"_meta,omitzero"`
+	Name      string   `json:"name"`
+	Arguments any      `json:"arguments,omitempty"`
+	protocol.MRTRParams
+	Task *protocol.TaskMetadata `json:"task,omitzero"`
+}
+
+// CallTool calls a tool. A tool that fails reports it in the result
+// (IsError); the error return is for protocol and transport failures.
+func (c *Client) CallTool(ctx context.Context, p *protocol.CallToolParams) (*protocol.CallToolResult, error) {
+	var args any
+	if len(p.Arguments) > 0 {
+		args = p.Arguments
+	}
+	return c.callTool(ctx, p.Name, args, p.Meta, p.MRTRParams, p.Task)
+}
+
+// Call calls a tool with arguments given as any value that marshals to a
+// JSON object (a struct or a map).
+func (c *Client) Call(ctx context.Context, name string, args any) (*protocol.CallToolResult, error) {
+	return c.callTool(ctx, name, args, nil, protocol.MRTRParams{}, nil)
+}
+
+func (c *Client) callTool(ctx context.Context, name string, args any, user protocol.Meta, mp protocol.MRTRParams, task *protocol.TaskMetadata) (*protocol.CallToolResult, error) {
+	return roundTrips(c, ctx, protocol.MethodToolsCall, user, mp,
+		func(r *protocol.CallToolResult) *protocol.ResultFields { return &r.ResultFields },
+		func(meta wireMeta, mp protocol.MRTRParams) any {
+			return &callToolWire{Meta: meta, Name: name, Arguments: args, MRTRParams: mp, Task: task}
+		})
+}
+
+// GetPrompt renders a prompt.
+func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]string) (*protocol.GetPromptResult, error) {
+	return roundTrips(c, ctx, protocol.MethodPromptsGet, nil, protocol.MRTRParams{},
+		func(r *protocol.GetPromptResult) *protocol.ResultFields { return &r.ResultFields },
+		func(meta wireMeta, mp protocol.MRTRParams) any {
+			return c.paramsWith(meta, &protocol.GetPromptParams{Name: name, Arguments: args, MRTRParams: mp})
+		})
+}
+
+// ReadResource reads a resource.
+func (c *Client) ReadResource(ctx context.Context, uri string) (*protocol.ReadResourceResult, error) {
+	return roundTrips(c, ctx, protocol.MethodResourcesRead, nil, protocol.MRTRParams{},
+		func(r *protocol.ReadResourceResult) *protocol.ResultFields { return &r.ResultFields },
+		func(meta wireMeta, mp protocol.MRTRParams) any {
+			return c.paramsWith(meta, &protocol.ReadResourceParams{URI: uri, MRTRParams: mp})
+		})
+}
+
+// ListTools returns one page of tools.
+func (c *Client) ListTools(ctx context.Context, cursor string) (*protocol.ListToolsResult, error) {
+	return request[protocol.ListToolsResult](c, ctx, protocol.MethodToolsList, nil, &protocol.PaginatedParams{Cursor: cursor})
+}
+
+// ListResources returns one page of resources.
+func (c *Client) ListResources(ctx context.Context, cursor string) (*protocol.ListResourcesResult, error) {
+	return request[protocol.ListResourcesResult](c, ctx, protocol.MethodResourcesList, nil, &protocol.PaginatedParams{Cursor: cursor})
+}
+
+// ListResourceTemplates returns one page of resource templates.
+func (c *Client) ListResourceTemplates(ctx context.Context, cursor string) (*protocol.ListResourceTemplatesResult, error) {
+	return request[protocol.ListResourceTemplatesResult](c, ctx, protocol.MethodResourcesTemplatesList, nil, &protocol.PaginatedParams{Cursor: cursor})
+}
+
+// ListPrompts returns one page of prompts.
+func (c *Client) ListPrompts(ctx context.Context, cursor string) (*protocol.ListPromptsResult, error) {
+	return request[protocol.ListPromptsResult](c, ctx, protocol.MethodPromptsList, nil, &protocol.PaginatedParams{Cursor: cursor})
+}
+
+// Complete asks the server to complete an argument.
+func (c *Client) Complete(ctx context.Context, p *protocol.CompleteParams) (*protocol.CompleteResult, error) {
+	q := *p
+	q.Meta = nil
+	return request[protocol.CompleteResult](c, ctx, protocol.MethodComplete, p.Meta, &q)
+}
+
+// Discover asks a modern server for its versions, capabilities and
+// identity (server/discover).
+func (c *Client) Discover(ctx context.Context) (*protocol.DiscoverResult, error) {
+	if !c.modern {
+		return nil, errors.New("server/discover: the server is legacy")
+	}
+	return request[protocol.DiscoverResult](c, ctx, protocol.MethodDiscover, nil, nil)
+}
+
+// Ping checks that the server answers: ping for a legacy server,
+// server/discover for a modern one (which has no ping).
+func (c *Client) Ping(ctx context.Context) error {
+	if c.modern {
+		_, err := c.Discover(ctx)
+		return err
+	}
+	_, err := request[protocol.EmptyResult](c, ctx, protocol.MethodPing, nil, nil)
+	return err
+}
+
+// SetLogLevel asks for log messages at level and above: logging/setLevel
+// for a legacy server, the logLevel of every later request for a modern
+// one.
+func (c *Client) SetLogLevel(ctx context.Context, level protocol.LoggingLevel) error {
+	c.logLevel.Store(&level)
+	if c.modern {
+		return nil
+	}
+	_, err := request[protocol.EmptyResult](c, ctx, protocol.MethodSetLevel, nil, &protocol.SetLevelParams{Level: level})
+	return err
+}
+
+// Tools iterates over every tool, page by page.
+func (c *Client) Tools(ctx context.Context) iter.Seq2[protocol.Tool, error] {
+	return paginate(ctx, func(cursor string) ([]protocol.Tool, string, error) {
+		r, err := c.ListTools(ctx, cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		return r.Tools, r.NextCursor, nil
+	})
+}
+
+// Resources iterates over every resource, page by page.
+func (c *Client) Resources(ctx context.Context) iter.Seq2[protocol.Resource, error] {
+	return paginate(ctx, func(cursor string) ([]protocol.Resource, string, error) {
+		r, err := c.ListResources(ctx, cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		return r.Resources, r.NextCursor, nil
+	})
+}
+
+// ResourceTemplates iterates over every resource template, page by page.
+func (c *Client) ResourceTemplates(ctx context.Context) iter.Seq2[protocol.ResourceTemplate, error] {
+	return paginate(ctx, func(cursor string) ([]protocol.ResourceTemplate, string, error) {
+		r, err := c.ListResourceTemplates(ctx, cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		return r.ResourceTemplates, r.NextCursor, nil
+	})
+}
+
+// Prompts iterates over every prompt, page by page.
+func (c *Client) Prompts(ctx context.Context) iter.Seq2[protocol.Prompt, error] {
+	return paginate(ctx, func(cursor string) ([]protocol.Prompt, string, error) {
+		r, err := c.ListPrompts(ctx, cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		return r.Prompts, r.NextCursor, nil
+	})
+}
+
+// maxPages stops a server that hands out cursors forever.
+const maxPages = 10000
+
+func paginate[T any](ctx context.Context, page func(cursor string) ([]T, string, error)) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		cursor := ""
+		seen := map[string]bool{}
+		for n := 0; ; n++ {
+			items, next, err := page(cursor)
+			if err != nil {
+				var zero T
+				yield(zero, err)
+				return
+			}
+			for _, it := range items {
+				if !yield(it, nil) {
+					return
+				}
+			}
+			if next == "" {
+				return
+			}
+			if seen[next] || n >= maxPages {
+				var zero T
+				yield(zero, fmt.Errorf("pagination: the server repeated cursor %q", next))
+				return
+			}
+			seen[next] = true
+			cursor = next
+		}
+	}
+}
+
+// Collect gathers an iterator's items, stopping at the first error.
+func Collect[T any](seq iter.Seq2[T, error]) ([]T, error) {
+	var out []T
+	for it, err := range seq {
+		if err != nil {
+			return out, err
+		}
+		out = append(out, it)
+	}
+	return out, nil
+}

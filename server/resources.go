@@ -1,0 +1,206 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/yosida95/uritemplate/v3"
+
+	"github.com/ferrymcp/ferry/jsonrpc"
+	"github.com/ferrymcp/ferry/protocol"
+)
+
+// ResourceHandler reads a resource. For a resource template, the values of
+// the template's variables are in req.URIVars. Return [ErrResourceNotFound]
+// (possibly wrapped) when there is no such resource.
+type ResourceHandler func(ctx context.Context, req *Request, uri string) (*protocol.ReadResourceResult, error)
+
+// ErrResourceNotFound reports a read of an unknown resource. The client
+// gets -32002 (legacy) or -32602 (2026-07-28: "Change resource not found
+// error code from -32002 to -32602").
+var ErrResourceNotFound = errors.New("resource not found")
+
+type resourceEntry struct {
+	resource protocol.Resource
+	handler  ResourceHandler
+}
+
+type templateEntry struct {
+	template protocol.ResourceTemplate
+	compiled *uritemplate.Template
+	handler  ResourceHandler
+}
+
+// AddResource adds (or replaces) a resource.
+func (s *Server) AddResource(r *protocol.Resource, h ResourceHandler) {
+	s.mu.Lock()
+	s.resources.put(r.URI, &resourceEntry{resource: *r, handler: h})
+	s.mu.Unlock()
+	s.listChanged(protocol.NotificationResourcesListChanged)
+}
+
+// AddResourceTemplate adds (or replaces) a resource template: reads of
+// URIs that match t.URITemplate (RFC 6570) and are not resources of their
+// own go to h. It panics if the template is invalid.
+func (s *Server) AddResourceTemplate(t *protocol.ResourceTemplate, h ResourceHandler) {
+	compiled, err := uritemplate.New(t.URITemplate)
+	if err != nil {
+		panic(fmt.Sprintf("server: resource template %q: %v", t.URITemplate, err))
+	}
+	s.mu.Lock()
+	s.templates.put(t.URITemplate, &templateEntry{template: *t, compiled: compiled, handler: h})
+	s.mu.Unlock()
+	s.listChanged(protocol.NotificationResourcesListChanged)
+}
+
+// RemoveResources removes resources by URI.
+func (s *Server) RemoveResources(uris ...string) {
+	s.mu.Lock()
+	removed := s.resources.remove(uris...)
+	s.mu.Unlock()
+	if removed {
+		s.listChanged(protocol.NotificationResourcesListChanged)
+	}
+}
+
+// RemoveResourceTemplates removes resource templates by their template.
+func (s *Server) RemoveResourceTemplates(templates ...string) {
+	s.mu.Lock()
+	removed := s.templates.remove(templates...)
+	s.mu.Unlock()
+	if removed {
+		s.listChanged(protocol.NotificationResourcesListChanged)
+	}
+}
+
+func (s *Server) listResources(r *Request, params jsontext.Value) (any, error) {
+	var p protocol.PaginatedParams
+	if err := decodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	entries, next, err := s.resources.page(p.Cursor, s.opts.PageSize)
+	s.mu.RUnlock()
+	if err != nil {
+		return nil, err
+	}
+	res := &protocol.ListResourcesResult{Resources: make([]protocol.Resource, len(entries)), NextCursor: next}
+	for i, e := range entries {
+		res.Resources[i] = e.resource
+		if !protocol.AtLeast(r.ProtocolVersion, protocol.Version20250618) {
+			res.Resources[i].Title = ""
+		}
+		if !protocol.AtLeast(r.ProtocolVersion, protocol.Version20251125) {
+			res.Resources[i].Icons = nil
+		}
+	}
+	return res, nil
+}
+
+func (s *Server) listTemplates(r *Request, params jsontext.Value) (any, error) {
+	var p protocol.PaginatedParams
+	if err := decodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	entries, next, err := s.templates.page(p.Cursor, s.opts.PageSize)
+	s.mu.RUnlock()
+	if err != nil {
+		return nil, err
+	}
+	res := &protocol.ListResourceTemplatesResult{ResourceTemplates: make([]protocol.ResourceTemplate, len(entries)), NextCursor: next}
+	for i, e := range entries {
+		res.ResourceTemplates[i] = e.template
+		if !protocol.AtLeast(r.ProtocolVersion, protocol.Version20250618) {
+			res.ResourceTemplates[i].Title = ""
+		}
+		if !protocol.AtLeast(r.ProtocolVersion, protocol.Version20251125) {
+			res.ResourceTemplates[i].Icons = nil
+		}
+	}
+	return res, nil
+}
+
+// lookupResource finds the handler of uri: a resource of its own first,
+// else the first template (in template order) that matches.
+func (s *Server) lookupResource(uri string) (ResourceHandler, map[string]string) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if e, ok := s.resources.get(uri); ok {
+		return e.handler, nil
+	}
+	for _, t := range s.templates.all() {
+		if vals := t.compiled.Match(uri); vals != nil {
+			vars := make(map[string]string, len(vals))
+			for name, v := range vals {
+				vars[name] = v.String()
+			}
+			return t.handler, vars
+		}
+	}
+	return nil, nil
+}
+
+func (s *Server) notFound(r *Request, uri string) error {
+	data, _ := json.Marshal(map[string]string{"uri": uri})
+	code := int64(jsonrpc.CodeResourceNotFound)
+	if r.modern {
+		code = jsonrpc.CodeInvalidParams
+	}
+	return &jsonrpc.Error{Code: code, Message: "Resource not found: " + uri, Data: data}
+}
+
+func (s *Server) readResource(ctx context.Context, r *Request, params jsontext.Value) (any, error) {
+	var p protocol.ReadResourceParams
+	if err := decodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	h, vars := s.lookupResource(p.URI)
+	if h == nil {
+		return nil, s.notFound(r, p.URI)
+	}
+	r.URIVars = vars
+	if r.modern {
+		m, err := s.newMRTR(protocol.MethodResourcesRead, p.URI, nil, &p.MRTRParams)
+		if err != nil {
+			return nil, err
+		}
+		r.mrtr = m
+	}
+	res, err := runMRTR(ctx, r, func() (any, error) { return h(ctx, r, p.URI) })
+	if err != nil {
+		if errors.Is(err, ErrResourceNotFound) {
+			return nil, s.notFound(r, p.URI)
+		}
+		return nil, err
+	}
+	if rr, ok := res.(*protocol.ReadResourceResult); ok && rr == nil {
+		return nil, s.notFound(r, p.URI)
+	}
+	return res, nil
+}
+
+// subscribe handles the legacy resources/subscribe and unsubscribe.
+func (s *Server) subscribe(sess *Session, on bool, params jsontext.Value) (any, error) {
+	var p protocol.SubscribeParams
+	if err := decodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	if p.URI == "" {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "missing uri")
+	}
+	sess.mu.Lock()
+	if on {
+		if sess.subs == nil {
+			sess.subs = make(map[string]struct{})
+		}
+		sess.subs[p.URI] = struct{}{}
+	} else {
+		delete(sess.subs, p.URI)
+	}
+	sess.mu.Unlock()
+	return &protocol.EmptyResult{}, nil
+}

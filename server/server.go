@@ -1,0 +1,190 @@
+// Package server implements MCP servers: tools, resources, resource
+// templates, prompts, completion, logging, progress and subscriptions,
+// served to clients of both protocol eras from one [Server] value.
+//
+// A legacy client (2024-11-05 to 2025-11-25) opens a session with
+// initialize; a modern client (2026-07-28) sends self-contained requests
+// whose _meta carries the protocol version and the client's capabilities.
+// The same tool handler serves both: when it asks the client something
+// ([Request.Elicit], [Request.CreateMessage], [Request.ListRoots]), a legacy
+// session gets a server-to-client request and a modern client gets an
+// input_required result with an integrity-protected requestState, and the
+// handler is run again when the client retries with the answer.
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/ferrymcp/ferry/protocol"
+)
+
+// Options configure a [Server]. The zero value is usable.
+type Options struct {
+	// Instructions tell the client's model how to use the server.
+	Instructions string
+	// Versions are the protocol revisions served, newest first. Empty
+	// means every revision ferry speaks ([protocol.SupportedVersions]).
+	Versions []string
+	// Logger receives the server's own diagnostics (not the MCP log
+	// messages sent to clients). Nil discards them.
+	Logger *slog.Logger
+	// PageSize is the most items a list result holds before it is
+	// paginated. Zero means 1000.
+	PageSize int
+	// ListTTL is the ttlMs hint sent with modern list results and
+	// server/discover (2026-07-28 caching). Zero sends ttlMs 0.
+	ListTTL time.Duration
+	// RequestStateKey is the HMAC-SHA256 key that protects the
+	// requestState of multi round-trip requests. Servers behind a load
+	// balancer must share one key; nil means a random key per Server.
+	RequestStateKey []byte
+	// RequestStateTTL bounds how long a requestState stays valid. Zero
+	// means 10 minutes.
+	RequestStateTTL time.Duration
+	// MaxInFlight bounds the requests one connection handles at once
+	// (default 64).
+	MaxInFlight int
+	// CompletionHandler answers completion/complete for references that
+	// have no completer of their own.
+	CompletionHandler func(ctx context.Context, req *Request, p *protocol.CompleteParams) (*protocol.CompleteResult, error)
+	// InitializedHandler is called when a legacy session completes its
+	// handshake.
+	InitializedHandler func(ctx context.Context, s *Session)
+	// RootsListChangedHandler is called when a legacy client says its
+	// roots changed.
+	RootsListChangedHandler func(ctx context.Context, s *Session)
+	// Capabilities, when set, are advertised in addition to those the
+	// server derives from what is registered (e.g. to announce tools
+	// before any is added, or experimental capabilities).
+	Capabilities *protocol.ServerCapabilities
+}
+
+// Server is an MCP server. Register tools, resources and prompts, then
+// serve it over any transport: [Server.Run] for a stream (stdio, in-memory),
+// or the HTTP handler of the streamable package. One Server serves any
+// number of connections and sessions at once, in both protocol eras.
+type Server struct {
+	impl     protocol.Implementation
+	opts     Options
+	log      *slog.Logger
+	stateKey []byte
+	metaInfo protocol.Meta // {"io.modelcontextprotocol/serverInfo": impl}, shared read-only
+
+	mu         sync.RWMutex
+	tools      registry[*toolEntry]
+	resources  registry[*resourceEntry]
+	templates  registry[*templateEntry]
+	prompts    registry[*promptEntry]
+	sessions   map[*Session]struct{}
+	listeners  map[*listener]struct{}
+	completers map[completerKey]Completer
+	closed     chan struct{}
+	closeOnce  sync.Once
+}
+
+// New returns a server that identifies itself as impl.
+func New(impl protocol.Implementation, opts *Options) *Server {
+	s := &Server{impl: impl, sessions: map[*Session]struct{}{}, listeners: map[*listener]struct{}{}, closed: make(chan struct{})}
+	if opts != nil {
+		s.opts = *opts
+	}
+	if len(s.opts.Versions) == 0 {
+		s.opts.Versions = protocol.SupportedVersions
+	}
+	if s.opts.PageSize <= 0 {
+		s.opts.PageSize = 1000
+	}
+	if s.opts.RequestStateTTL <= 0 {
+		s.opts.RequestStateTTL = 10 * time.Minute
+	}
+	s.stateKey = s.opts.RequestStateKey
+	if len(s.stateKey) == 0 {
+		s.stateKey = make([]byte, 32)
+		rand.Read(s.stateKey)
+	}
+	s.log = s.opts.Logger
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	s.metaInfo = protocol.Meta{protocol.MetaServerInfo: impl}
+	return s
+}
+
+// Implementation returns the server's name and version.
+func (s *Server) Implementation() protocol.Implementation { return s.impl }
+
+// Close ends every open subscriptions/listen stream gracefully. Sessions
+// and connections are closed by their transports.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() { close(s.closed) })
+	return nil
+}
+
+// capabilities derives what the server advertises from what is
+// registered.
+func (s *Server) capabilities() protocol.ServerCapabilities {
+	var c protocol.ServerCapabilities
+	if o := s.opts.Capabilities; o != nil {
+		c = *o
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.tools.len() > 0 && c.Tools == nil {
+		c.Tools = &protocol.ToolsCapability{ListChanged: true}
+	}
+	if (s.resources.len() > 0 || s.templates.len() > 0) && c.Resources == nil {
+		c.Resources = &protocol.ResourcesCapability{ListChanged: true, Subscribe: true}
+	}
+	if s.prompts.len() > 0 && c.Prompts == nil {
+		c.Prompts = &protocol.PromptsCapability{ListChanged: true}
+	}
+	if c.Completions == nil && s.hasCompleters() {
+		c.Completions = &protocol.CompletionsCapability{}
+	}
+	if c.Logging == nil {
+		c.Logging = &protocol.LoggingCapability{}
+	}
+	return c
+}
+
+func (s *Server) hasCompleters() bool {
+	if s.opts.CompletionHandler != nil {
+		return true
+	}
+	return len(s.completers) > 0
+}
+
+// supports reports whether the server serves revision v.
+func (s *Server) supports(v string) bool { return slices.Contains(s.opts.Versions, v) }
+
+// negotiate picks the legacy revision for an initialize request: the one
+// the client asked for when the server speaks it, else the newest legacy
+// revision the server speaks ("If the server supports the requested
+// protocol version, it MUST respond with the same version. Otherwise, the
+// server MUST respond with another protocol version it supports.")
+func (s *Server) negotiate(requested string) string {
+	if s.supports(requested) && !protocol.IsModern(requested) {
+		return requested
+	}
+	for _, v := range s.opts.Versions {
+		if !protocol.IsModern(v) {
+			return v
+		}
+	}
+	return protocol.LatestLegacyVersion
+}
+
+func (s *Server) modernVersions() []string {
+	var out []string
+	for _, v := range s.opts.Versions {
+		if protocol.IsModern(v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}

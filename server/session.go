@@ -1,0 +1,142 @@
+package server
+
+import (
+	"context"
+	"sync"
+
+	"github.com/ferrymcp/ferry/protocol"
+)
+
+// Session is a legacy (initialize-based) session: one stdio process, one
+// in-memory pipe, or one Mcp-Session-Id over HTTP. Modern requests have no
+// session.
+type Session struct {
+	server *Server
+	peer   Peer
+	// ID is the transport's session id (the Mcp-Session-Id on HTTP), or "".
+	ID string
+
+	mu          sync.Mutex
+	initialized bool // initialize answered
+	ready       bool // notifications/initialized received
+	version     string
+	clientInfo  protocol.Implementation
+	clientCaps  protocol.ClientCapabilities
+	logLevel    protocol.LoggingLevel
+	subs        map[string]struct{}
+}
+
+// NewSession registers a legacy session whose server-to-client messages go
+// to peer. Transports call it once per connection or HTTP session, and
+// [Session.Close] when it ends.
+func (s *Server) NewSession(peer Peer, id string) *Session {
+	sess := &Session{server: s, peer: peer, ID: id}
+	s.mu.Lock()
+	s.sessions[sess] = struct{}{}
+	s.mu.Unlock()
+	return sess
+}
+
+// Close unregisters the session.
+func (sess *Session) Close() {
+	sess.server.mu.Lock()
+	delete(sess.server.sessions, sess)
+	sess.server.mu.Unlock()
+}
+
+// Initialized reports whether the session completed initialize.
+func (sess *Session) Initialized() bool {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.initialized
+}
+
+// ProtocolVersion returns the negotiated revision ("" before initialize).
+func (sess *Session) ProtocolVersion() string {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.version
+}
+
+// ClientInfo returns the client's name and version from initialize.
+func (sess *Session) ClientInfo() protocol.Implementation {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.clientInfo
+}
+
+// ClientCapabilities returns what the client declared in initialize.
+func (sess *Session) ClientCapabilities() protocol.ClientCapabilities {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.clientCaps
+}
+
+// LogLevel returns the level set by logging/setLevel, or "" if none was.
+func (sess *Session) LogLevel() protocol.LoggingLevel {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.logLevel
+}
+
+// Notify sends a notification to the session's client.
+func (sess *Session) Notify(ctx context.Context, method string, params any) error {
+	return sess.peer.Notify(ctx, method, params)
+}
+
+func (sess *Session) subscribed(uri string) bool {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	_, ok := sess.subs[uri]
+	return ok
+}
+
+func (sess *Session) isReady() bool {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.initialized
+}
+
+// initialize answers the legacy handshake.
+func (s *Server) initialize(sess *Session, p *protocol.InitializeParams) *protocol.InitializeResult {
+	v := s.negotiate(p.ProtocolVersion)
+	sess.mu.Lock()
+	sess.initialized = true
+	sess.version = v
+	sess.clientInfo = p.ClientInfo
+	sess.clientCaps = p.Capabilities
+	sess.mu.Unlock()
+	return &protocol.InitializeResult{
+		ProtocolVersion: v,
+		Capabilities:    s.capabilitiesFor(v),
+		ServerInfo:      s.implFor(v),
+		Instructions:    s.opts.Instructions,
+	}
+}
+
+// capabilitiesFor trims the capabilities to what revision v defines.
+func (s *Server) capabilitiesFor(v string) protocol.ServerCapabilities {
+	c := s.capabilities()
+	if !protocol.AtLeast(v, protocol.Version20250326) {
+		c.Completions = nil // the completions capability came with 2025-03-26
+	}
+	if !protocol.AtLeast(v, protocol.Version20251125) || protocol.IsModern(v) {
+		c.Tasks = nil
+	}
+	if !protocol.IsModern(v) {
+		c.Extensions = nil
+	}
+	return c
+}
+
+// implFor trims the server's Implementation to what revision v defines.
+func (s *Server) implFor(v string) protocol.Implementation {
+	impl := s.impl
+	if !protocol.AtLeast(v, protocol.Version20250618) {
+		impl.Title = ""
+	}
+	if !protocol.AtLeast(v, protocol.Version20251125) {
+		impl.Icons, impl.WebsiteURL, impl.Description = nil, "", ""
+	}
+	return impl
+}

@@ -1,0 +1,124 @@
+package server
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ferrymcp/ferry/jsonrpc"
+	"github.com/ferrymcp/ferry/protocol"
+)
+
+// listener is one modern subscriptions/listen stream.
+type listener struct {
+	id     jsonrpc.ID
+	filter protocol.SubscriptionFilter
+	peer   Peer
+	ctx    context.Context // the listen request's: transports route its notifications by it
+}
+
+func (l *listener) meta() protocol.Meta { return protocol.Meta{protocol.MetaSubscriptionID: l.id} }
+
+func (l *listener) wants(method, uri string) bool {
+	switch method {
+	case protocol.NotificationToolsListChanged:
+		return l.filter.ToolsListChanged
+	case protocol.NotificationPromptsListChanged:
+		return l.filter.PromptsListChanged
+	case protocol.NotificationResourcesListChanged:
+		return l.filter.ResourcesListChanged
+	case protocol.NotificationResourceUpdated:
+		return slices.Contains(l.filter.ResourceSubscriptions, uri)
+	}
+	return false
+}
+
+// listen serves subscriptions/listen: acknowledge, then deliver the
+// chosen notifications until the client cancels or the server closes.
+func (s *Server) listen(ctx context.Context, r *Request, params jsontext.Value) (any, error) {
+	var p protocol.SubscriptionsListenParams
+	if err := decodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	l := &listener{id: r.ID, filter: p.Notifications, peer: r.peer, ctx: ctx}
+	s.mu.Lock()
+	s.listeners[l] = struct{}{}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.listeners, l)
+		s.mu.Unlock()
+	}()
+	// "The server MUST send notifications/subscriptions/acknowledged as
+	// the first message carrying the subscription's ID."
+	if err := r.peer.Notify(ctx, protocol.NotificationSubscriptionsAcknowledged,
+		&protocol.SubscriptionsAcknowledgedParams{Meta: l.meta(), Notifications: p.Notifications}); err != nil {
+		return nil, err
+	}
+	select {
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	case <-s.closed:
+		// "When the server ends a subscription on its own initiative ...
+		// it SHOULD respond to the original subscriptions/listen request
+		// with a completion result."
+		meta := l.meta()
+		meta[protocol.MetaServerInfo] = s.impl
+		res := &protocol.SubscriptionsListenResult{}
+		res.ResultType, res.Meta = protocol.ResultComplete, meta
+		return res, nil
+	}
+}
+
+// notifyTimeout bounds how long a change notification may wait on a slow
+// client before it is dropped for that client.
+const notifyTimeout = 5 * time.Second
+
+// listChanged tells the clients that want to know that a list changed.
+func (s *Server) listChanged(method string) { s.broadcast(method, "") }
+
+// ResourceUpdated tells the clients subscribed to uri that it changed:
+// legacy sessions that sent resources/subscribe and modern listen streams
+// whose resourceSubscriptions name it.
+func (s *Server) ResourceUpdated(uri string) { s.broadcast(protocol.NotificationResourceUpdated, uri) }
+
+func (s *Server) broadcast(method, uri string) {
+	s.mu.RLock()
+	var sessions []*Session
+	for sess := range s.sessions {
+		if sess.isReady() && (uri == "" || sess.subscribed(uri)) {
+			sessions = append(sessions, sess)
+		}
+	}
+	var listeners []*listener
+	for l := range s.listeners {
+		if l.wants(method, uri) {
+			listeners = append(listeners, l)
+		}
+	}
+	s.mu.RUnlock()
+	for _, sess := range sessions {
+		ctx, cancel := context.WithTimeout(context.Background(), notifyTimeout)
+		var params any
+		if uri != "" {
+			params = &protocol.ResourceUpdatedParams{URI: uri}
+		}
+		if err := sess.peer.Notify(ctx, method, params); err != nil {
+			s.log.Debug("server: notification not delivered", "method", method, "error", err)
+		}
+		cancel()
+	}
+	for _, l := range listeners {
+		var params any = &struct {
+			Meta protocol.Meta `json:"_meta"`
+		}{l.meta()}
+		if uri != "" {
+			params = &protocol.ResourceUpdatedParams{Meta: l.meta(), URI: uri}
+		}
+		ctx, cancel := context.WithTimeout(l.ctx, notifyTimeout)
+		l.peer.Notify(ctx, method, params)
+		cancel()
+	}
+}

@@ -1,0 +1,258 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ferrymcp/ferry/jsonrpc"
+	"github.com/ferrymcp/ferry/jsonschema"
+	"github.com/ferrymcp/ferry/protocol"
+)
+
+// ToolHandler handles calls of a tool whose arguments arrive as raw JSON
+// (already validated against the tool's InputSchema).
+//
+// An error it returns becomes a result with isError set and the error's
+// text, so that the model can see what went wrong and adjust; return a
+// *[jsonrpc.Error] instead to send a protocol error.
+type ToolHandler func(ctx context.Context, req *Request, args jsontext.Value) (*protocol.CallToolResult, error)
+
+// TypedToolHandler handles calls of a tool with typed input and output.
+// Out may be a struct (sent as structuredContent, described by the tool's
+// outputSchema, with its JSON as a text fallback), a string (sent as text)
+// or *[protocol.CallToolResult] (sent as is).
+type TypedToolHandler[In, Out any] func(ctx context.Context, req *Request, in In) (Out, error)
+
+type toolEntry struct {
+	tool      protocol.Tool
+	handler   ToolHandler
+	validator *jsonschema.Validator
+}
+
+// AddTool adds (or replaces) a tool with a raw handler. t.InputSchema is
+// the JSON Schema arguments are validated against before h runs; nil means
+// any object. It panics if the schema cannot be compiled: that is a
+// programming error, like a bad pattern given to http.Handle.
+func (s *Server) AddTool(t *protocol.Tool, h ToolHandler) {
+	tool := *t
+	if len(tool.InputSchema) == 0 {
+		tool.InputSchema = jsontext.Value(`{"type":"object"}`)
+	}
+	v, err := jsonschema.CompileJSON(tool.InputSchema)
+	if err != nil {
+		panic(fmt.Sprintf("server: tool %q: invalid input schema: %v", tool.Name, err))
+	}
+	s.putTool(&toolEntry{tool: tool, handler: h, validator: v})
+}
+
+// AddTool adds (or replaces) a typed tool: the input schema is inferred
+// from In (see the jsonschema package for the struct tags it reads) unless
+// t.InputSchema is set, and so is the output schema from Out when Out is a
+// struct. Arguments are validated and decoded into In before h runs.
+func AddTool[In, Out any](s *Server, t *protocol.Tool, h TypedToolHandler[In, Out]) {
+	tool := *t
+	var validator *jsonschema.Validator
+	var err error
+	if len(tool.InputSchema) == 0 {
+		tool.InputSchema, validator, err = inferSchema(reflect.TypeFor[In]())
+	} else {
+		validator, err = jsonschema.CompileJSON(tool.InputSchema)
+	}
+	if err != nil {
+		panic(fmt.Sprintf("server: tool %q: input schema: %v", tool.Name, err))
+	}
+	outType := reflect.TypeFor[Out]()
+	structured := isStructured(outType)
+	if structured && len(tool.OutputSchema) == 0 {
+		if tool.OutputSchema, _, err = inferSchema(outType); err != nil {
+			panic(fmt.Sprintf("server: tool %q: output schema: %v", tool.Name, err))
+		}
+	}
+	handler := func(ctx context.Context, req *Request, args jsontext.Value) (*protocol.CallToolResult, error) {
+		var in In
+		if len(args) > 0 {
+			if err := json.Unmarshal(args, &in); err != nil {
+				return toolError(fmt.Errorf("invalid arguments for tool %q: %v", tool.Name, err)), nil
+			}
+		}
+		out, err := h(ctx, req, in)
+		if err != nil {
+			return nil, err
+		}
+		switch v := any(out).(type) {
+		case *protocol.CallToolResult:
+			return v, nil
+		case string:
+			return &protocol.CallToolResult{Content: []protocol.Content{protocol.TextContent(v)}}, nil
+		}
+		raw, err := json.Marshal(out)
+		if err != nil {
+			return nil, fmt.Errorf("encoding the result of tool %q: %w", tool.Name, err)
+		}
+		// "For backwards compatibility, a tool that returns structured
+		// content SHOULD also return the serialized JSON in a TextContent
+		// block."
+		res := &protocol.CallToolResult{Content: []protocol.Content{protocol.TextContent(string(raw))}}
+		if structured {
+			res.StructuredContent = raw
+		}
+		return res, nil
+	}
+	s.putTool(&toolEntry{tool: tool, handler: handler, validator: validator})
+}
+
+// isStructured reports whether a handler's output type is sent as
+// structuredContent: structs and maps (objects), as the schema requires an
+// object before 2026-07-28.
+func isStructured(t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == reflect.TypeFor[protocol.CallToolResult]() {
+		return false
+	}
+	return t.Kind() == reflect.Struct || (t.Kind() == reflect.Map && t.Key().Kind() == reflect.String)
+}
+
+func inferSchema(t reflect.Type) (jsontext.Value, *jsonschema.Validator, error) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() == reflect.Interface || t == reflect.TypeFor[jsontext.Value]() {
+		v, err := jsonschema.CompileJSON([]byte(`{"type":"object"}`))
+		return jsontext.Value(`{"type":"object"}`), v, err
+	}
+	schema, err := jsonschema.Infer(t, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	raw, err := json.Marshal(schema)
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := jsonschema.Compile(schema)
+	return raw, v, err
+}
+
+func (s *Server) putTool(e *toolEntry) {
+	s.mu.Lock()
+	s.tools.put(e.tool.Name, e)
+	s.mu.Unlock()
+	s.listChanged(protocol.NotificationToolsListChanged)
+}
+
+// RemoveTools removes tools by name.
+func (s *Server) RemoveTools(names ...string) {
+	s.mu.Lock()
+	removed := s.tools.remove(names...)
+	s.mu.Unlock()
+	if removed {
+		s.listChanged(protocol.NotificationToolsListChanged)
+	}
+}
+
+func (s *Server) listTools(r *Request, params jsontext.Value) (any, error) {
+	var p protocol.PaginatedParams
+	if err := decodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	entries, next, err := s.tools.page(p.Cursor, s.opts.PageSize)
+	s.mu.RUnlock()
+	if err != nil {
+		return nil, err
+	}
+	res := &protocol.ListToolsResult{Tools: make([]protocol.Tool, len(entries)), NextCursor: next}
+	for i, e := range entries {
+		res.Tools[i] = toolFor(&e.tool, r.ProtocolVersion)
+	}
+	return res, nil
+}
+
+// toolFor trims a tool to the members revision v defines.
+func toolFor(t *protocol.Tool, v string) protocol.Tool {
+	c := *t
+	if !protocol.AtLeast(v, protocol.Version20250326) {
+		c.Annotations = nil
+	}
+	if !protocol.AtLeast(v, protocol.Version20250618) {
+		c.Title, c.OutputSchema = "", nil
+	}
+	if !protocol.AtLeast(v, protocol.Version20251125) {
+		c.Icons, c.Execution = nil, nil
+	}
+	return c
+}
+
+// callToolParams is tools/call as the server decodes it: _meta was
+// already picked out by the JSON-RPC decoder.
+type callToolParams struct {
+	Name      string         `json:"name"`
+	Arguments jsontext.Value `json:"arguments,omitempty"`
+	protocol.MRTRParams
+	Task *protocol.TaskMetadata `json:"task,omitzero"`
+}
+
+func (s *Server) callTool(ctx context.Context, r *Request, params jsontext.Value) (any, error) {
+	var p callToolParams
+	if err := decodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	e, ok := s.tools.get(p.Name)
+	s.mu.RUnlock()
+	if !ok {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "unknown tool %q", p.Name)
+	}
+	args := p.Arguments
+	if len(args) == 0 || string(args) == "null" {
+		args = jsontext.Value("{}")
+	}
+	if e.validator != nil {
+		if err := e.validator.Validate(args); err != nil {
+			// "Input validation errors" are tool execution errors, so the
+			// model can read what was wrong and correct its call.
+			return toolError(fmt.Errorf("invalid arguments for tool %q: %v", p.Name, err)), nil
+		}
+	}
+	if r.modern {
+		m, err := s.newMRTR(protocol.MethodToolsCall, p.Name, p.Arguments, &p.MRTRParams)
+		if err != nil {
+			return nil, err
+		}
+		r.mrtr = m
+	}
+	res, err := runMRTR(ctx, r, func() (any, error) { return e.handler(ctx, r, args) })
+	if err != nil {
+		var je *jsonrpc.Error
+		if errors.As(err, &je) {
+			return nil, je
+		}
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		return toolError(err), nil
+	}
+	if tr, ok := res.(*protocol.CallToolResult); ok {
+		if tr == nil {
+			return nil, fmt.Errorf("tool %q returned no result", p.Name)
+		}
+		if len(tr.StructuredContent) > 0 && !r.modern && !protocol.AtLeast(r.ProtocolVersion, protocol.Version20250618) {
+			c := *tr
+			c.StructuredContent = nil
+			res = &c
+		}
+	}
+	return res, nil
+}
+
+// toolError is the result of a failed call: "Tool execution errors ...
+// are reported in the result object with isError set to true".
+func toolError(err error) *protocol.CallToolResult {
+	return &protocol.CallToolResult{Content: []protocol.Content{protocol.TextContent(err.Error())}, IsError: true}
+}
