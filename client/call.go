@@ -134,7 +134,9 @@ type wireMeta struct {
 }
 
 // IsZero lets omitzero drop an empty _meta.
-func (m wireMeta) IsZero() bool { return m.c == nil || (!m.c.modern && m.token == 0 && len(m.user) == 0) }
+func (m wireMeta) IsZero() bool {
+	return m.c == nil || (!m.c.modern && m.token == 0 && len(m.user) == 0)
+}
 
 // MarshalJSONTo writes the members without building a map.
 func (m wireMeta) MarshalJSONTo(enc *jsontext.Encoder) error {

@@ -88,6 +88,55 @@ type incoming struct {
 	cancel          context.CancelCauseFunc
 	cancelledByPeer bool
 	conn            *Conn
+
+	// The handler's MaxInFlight slot: given back while the handler waits
+	// on outgoing calls made with its context, taken back when the last
+	// of them returns, and released when the handler returns.
+	slot     sync.Mutex
+	calls    int  // outgoing calls in progress with the handler's context
+	held     bool // the handler holds a slot
+	finished bool // the handler returned
+}
+
+// startCall is called when the handler makes an outgoing call: the first
+// one gives back its slot, so that the answer can be read even when every
+// slot is taken.
+func (in *incoming) startCall() {
+	in.slot.Lock()
+	defer in.slot.Unlock()
+	in.calls++
+	if in.held {
+		in.held = false
+		<-in.conn.sem
+	}
+}
+
+// endCall is called when an outgoing call of the handler returns: when no
+// other is in progress, the handler (if it is still running) waits for a
+// slot again before it goes on.
+func (in *incoming) endCall() {
+	in.slot.Lock()
+	defer in.slot.Unlock()
+	in.calls--
+	if in.calls > 0 || in.held || in.finished {
+		return
+	}
+	select {
+	case in.conn.sem <- struct{}{}:
+		in.held = true
+	case <-in.conn.done:
+	}
+}
+
+// finish releases the handler's slot when it returns.
+func (in *incoming) finish() {
+	in.slot.Lock()
+	held := in.held
+	in.held, in.finished = false, true
+	in.slot.Unlock()
+	if held {
+		<-in.conn.sem
+	}
 }
 
 type incomingKey struct{}
@@ -219,7 +268,10 @@ func (c *Conn) drain() {
 }
 
 func (c *Conn) invalid(de *DecodeError) {
-	if de.ID.IsValid() {
+	// Only a response can answer one of our calls: a malformed request
+	// may well carry the id of one of them, as each side numbers its own
+	// requests.
+	if de.ID.IsValid() && !de.request {
 		c.mu.Lock()
 		ch, ok := c.pending[de.ID]
 		if ok {
@@ -290,7 +342,7 @@ func (c *Conn) request(m *Message) bool {
 		return false
 	}
 	ctx, cancel := context.WithCancelCause(c.ctx)
-	in := &incoming{id: m.ID, cancel: cancel, conn: c}
+	in := &incoming{id: m.ID, cancel: cancel, conn: c, held: true}
 	c.mu.Lock()
 	if _, dup := c.incoming[m.ID]; dup {
 		c.mu.Unlock()
@@ -314,7 +366,7 @@ func (c *Conn) run(ctx context.Context, m *Message, in *incoming) {
 	cancelled := in.cancelledByPeer
 	c.mu.Unlock()
 	in.cancel(nil)
-	defer func() { <-c.sem }()
+	defer in.finish()
 	// "Servers receiving cancellation notifications SHOULD ... not send a
 	// response for the cancelled request."
 	if cancelled {
@@ -362,6 +414,9 @@ func (c *Conn) Call(ctx context.Context, method string, params any) (*Message, e
 	}
 	c.pending[id] = ch
 	c.mu.Unlock()
+	if hook, ok := ctx.Value(idHookKey{}).(func(ID)); ok {
+		hook(id)
+	}
 
 	req := &Message{ID: id, Method: method}
 	if raw, ok := params.(jsontext.Value); ok {
@@ -377,11 +432,11 @@ func (c *Conn) Call(ctx context.Context, method string, params any) (*Message, e
 		return nil, err
 	}
 
-	// A handler waiting on its own outgoing call gives back its slot, so
-	// that the response it waits for can be read.
+	// A handler waiting on its own outgoing calls gives back its slot, so
+	// that the responses it waits for can be read.
 	if in, ok := ctx.Value(incomingKey{}).(*incoming); ok && in.conn == c {
-		<-c.sem
-		defer func() { c.sem <- struct{}{} }()
+		in.startCall()
+		defer in.endCall()
 	}
 	select {
 	case r := <-ch:
@@ -417,6 +472,16 @@ func (c *Conn) forget(id ID) {
 	c.mu.Lock()
 	delete(c.pending, id)
 	c.mu.Unlock()
+}
+
+type idHookKey struct{}
+
+// WithIDHook returns a context whose [Conn.Call] passes the id it chose
+// to hook before sending the request, for callers that must recognise
+// messages about the request (such as a subscription's notifications)
+// before its response arrives.
+func WithIDHook(ctx context.Context, hook func(ID)) context.Context {
+	return context.WithValue(ctx, idHookKey{}, hook)
 }
 
 // CallResult is [Conn.Call] followed by decoding the result into out.

@@ -1,5 +1,7 @@
 package jsonrpc
 
+import "github.com/go-json-experiment/json/jsontext"
+
 // Decode parses one JSON-RPC message from data in a single pass. The
 // returned message aliases data, which the caller must not modify
 // afterwards.
@@ -21,12 +23,13 @@ func Decode(data []byte, lim Limits) (*Message, error) {
 }
 
 func decodeInto(m *Message, data []byte, lim Limits) error {
-	if len(data) > lim.maxSize() {
-		return lim.TooLargeError(len(data))
-	}
+	tooLarge := len(data) > lim.maxSize()
 	s := scanner{data: data, maxDepth: lim.maxDepth()}
 	i := s.skipSpace(0)
 	if i >= len(data) || data[i] != '{' {
+		if tooLarge {
+			return lim.TooLargeError(len(data))
+		}
 		if i < len(data) && data[i] == '[' {
 			// Batches were removed in 2025-06-18 and never used by MCP
 			// peers in practice; refuse them plainly.
@@ -41,8 +44,15 @@ func decodeInto(m *Message, data []byte, lim Limits) error {
 		version, idRaw, method, params, result, errRaw []byte
 		hasID                                          bool
 	)
-	end, err := s.object(i, 1, func(name []byte, escaped bool, start, end int) error {
+	// params is visited as it is validated, to pick out its _meta.
+	visitParams := func(name []byte, escaped bool, vs, ve int) error {
+		return sniffMeta(&s, name, escaped, vs, ve, &m.Meta)
+	}
+	end, err := s.objectWith(i, 1, func(name []byte, escaped bool, start, end int) error {
 		v := data[start:end]
+		if escaped {
+			name = unescapeName(name)
+		}
 		switch string(name) {
 		case "jsonrpc":
 			version = v
@@ -52,99 +62,135 @@ func decodeInto(m *Message, data []byte, lim Limits) error {
 			method = v
 		case "params":
 			params = v
-			if v[0] == '{' {
-				return sniffMeta(&s, start, &m.Meta)
-			}
 		case "result":
 			result = v
 		case "error":
 			errRaw = v
 		}
 		return nil
+	}, func(name []byte, escaped bool) visitor {
+		if escaped {
+			name = unescapeName(name)
+		}
+		if string(name) == "params" {
+			return visitParams
+		}
+		return nil
 	})
+	// fail returns the error for this message, with its id when the id
+	// could be read, so that the sender can be told (or, for a response,
+	// the call it answers can fail instead of waiting forever).
+	fail := func(e *Error) error {
+		de := &DecodeError{Err: e, request: method != nil}
+		if hasID {
+			de.ID, _ = parseID(idRaw)
+		}
+		return de
+	}
+	if tooLarge {
+		return fail(lim.TooLargeError(len(data)).Err)
+	}
 	if err != nil {
-		return &DecodeError{Err: AsError(err)}
+		return fail(AsError(err))
 	}
 	if i = s.skipSpace(end); i != len(data) {
-		return &DecodeError{Err: s.syntaxErr(i, "data after the message")}
+		return fail(s.syntaxErr(i, "data after the message"))
 	}
 	m.Size = len(data)
 
 	if hasID {
 		if m.ID, err = parseID(idRaw); err != nil {
-			return &DecodeError{Err: AsError(err)}
+			return &DecodeError{Err: AsError(err), request: method != nil}
 		}
 	}
 	if string(version) != `"2.0"` {
-		return &DecodeError{ID: m.ID, Err: errorf(CodeInvalidRequest, `"jsonrpc" must be "2.0"`)}
+		return fail(errorf(CodeInvalidRequest, `"jsonrpc" must be "2.0"`))
 	}
 	switch {
 	case method != nil:
 		if result != nil || errRaw != nil {
-			return &DecodeError{ID: m.ID, Err: errorf(CodeInvalidRequest, "a request must not carry a result or an error")}
+			return fail(errorf(CodeInvalidRequest, "a request must not carry a result or an error"))
 		}
 		if method[0] != '"' {
-			return &DecodeError{ID: m.ID, Err: errorf(CodeInvalidRequest, `"method" must be a string`)}
+			return fail(errorf(CodeInvalidRequest, `"method" must be a string`))
 		}
 		if m.Method = internMethod(method[1 : len(method)-1]); m.Method == "" {
 			if m.Method, err = unquote(method); err != nil || m.Method == "" {
-				return &DecodeError{ID: m.ID, Err: errorf(CodeInvalidRequest, `"method" must be a non-empty string`)}
+				return fail(errorf(CodeInvalidRequest, `"method" must be a non-empty string`))
 			}
 		}
 		if hasID && !m.ID.IsValid() {
-			return &DecodeError{Err: errorf(CodeInvalidRequest, "a request id must not be null")}
+			return fail(errorf(CodeInvalidRequest, "a request id must not be null"))
 		}
 		if params != nil {
 			if params[0] != '{' && params[0] != '[' {
-				return &DecodeError{ID: m.ID, Err: errorf(CodeInvalidRequest, `"params" must be an object or an array`)}
+				return fail(errorf(CodeInvalidRequest, `"params" must be an object or an array`))
 			}
 			m.Params = params
 		}
+		return nil
 	case result != nil && errRaw != nil:
-		return &DecodeError{ID: m.ID, Err: errorf(CodeInvalidRequest, "a response must not carry both result and error")}
+		return fail(errorf(CodeInvalidRequest, "a response must not carry both result and error"))
 	case result != nil:
 		if !m.ID.IsValid() {
-			return &DecodeError{Err: errorf(CodeInvalidRequest, "a result response needs an id")}
+			return fail(errorf(CodeInvalidRequest, "a result response needs an id"))
 		}
 		m.Result = result
 	case errRaw != nil:
 		e, err := decodeErrorObject(&s, errRaw)
 		if err != nil {
-			return &DecodeError{ID: m.ID, Err: err}
+			return fail(err)
 		}
 		m.Error = e
 	default:
-		return &DecodeError{ID: m.ID, Err: errorf(CodeInvalidRequest, "message has neither method nor result nor error")}
+		return fail(errorf(CodeInvalidRequest, "message has neither method nor result nor error"))
 	}
+	// A response has no params: whatever was sniffed does not apply.
+	m.Meta = Meta{}
 	return nil
 }
 
-// sniffMeta walks the params object starting at data[start] and records
-// the _meta members the engine needs. The params object was already
-// validated, so this only revisits its top level and _meta.
-func sniffMeta(s *scanner, start int, meta *Meta) error {
+// unescapeName returns the value of a member name that contains escapes,
+// so that "\u006dethod" is matched as "method"; a name that cannot be
+// unescaped is returned as is (it then matches no known member).
+func unescapeName(raw []byte) []byte {
+	b := make([]byte, 0, len(raw)+2)
+	b = append(append(append(b, '"'), raw...), '"')
+	if u, err := jsontext.AppendUnquote(nil, b); err == nil {
+		return u
+	}
+	return raw
+}
+
+// sniffMeta sees one member of a params object and, for _meta, records
+// the members the engine needs. _meta was already validated (and is small),
+// so only its top level is walked again.
+func sniffMeta(s *scanner, name []byte, escaped bool, vs, ve int, meta *Meta) error {
 	data := s.data
-	_, err := s.object(start, 0, func(name []byte, escaped bool, vs, ve int) error {
-		if string(name) != "_meta" || data[vs] != '{' {
-			return nil
+	if escaped {
+		name = unescapeName(name)
+	}
+	if string(name) != "_meta" || data[vs] != '{' {
+		return nil
+	}
+	meta.Raw = data[vs:ve]
+	_, err := s.object(vs, 0, func(name []byte, escaped bool, vs, ve int) error {
+		if escaped {
+			name = unescapeName(name)
 		}
-		meta.Raw = data[vs:ve]
-		_, err := s.object(vs, 0, func(name []byte, escaped bool, vs, ve int) error {
-			switch string(name) {
-			case "progressToken":
-				meta.ProgressToken = data[vs:ve]
-			case "io.modelcontextprotocol/protocolVersion":
-				if data[vs] == '"' {
-					v, err := unquote(data[vs:ve])
-					if err != nil {
-						return err
-					}
-					meta.ProtocolVersion = v
+		switch string(name) {
+		case "progressToken":
+			meta.ProgressToken = data[vs:ve]
+		case "io.modelcontextprotocol/protocolVersion":
+			if data[vs] == '"' {
+				v, err := unquote(data[vs:ve])
+				if err != nil {
+					return errorf(CodeInvalidParams, "invalid protocol version in _meta: %v", err)
 				}
+				meta.ProtocolVersion = v
 			}
-			return nil
-		})
-		return err
+		}
+		return nil
 	})
 	return err
 }
@@ -157,6 +203,9 @@ func decodeErrorObject(s *scanner, raw []byte) (*Error, *Error) {
 	var code, msg []byte
 	sub := scanner{data: raw, maxDepth: s.maxDepth}
 	_, err := sub.object(0, 0, func(name []byte, escaped bool, vs, ve int) error {
+		if escaped {
+			name = unescapeName(name)
+		}
 		switch string(name) {
 		case "code":
 			code = raw[vs:ve]

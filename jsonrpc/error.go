@@ -80,6 +80,12 @@ var ErrClosed = errors.New("jsonrpc: connection closed")
 type DecodeError struct {
 	ID  ID
 	Err *Error
+
+	// request is set when the message had a "method" member: it was a
+	// request or a notification, not a response to one of our calls, even
+	// if its id is the id of one of them (each side numbers its own
+	// requests).
+	request bool
 }
 
 func (e *DecodeError) Error() string { return e.Err.Message }

@@ -2,6 +2,7 @@ package jsonrpc
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -123,14 +124,16 @@ const (
 	msb = 0x8080808080808080
 )
 
-// special reports, for eight bytes at once, whether any of them needs a
-// closer look inside a string: a quote, a backslash, a control character or
-// a non-ASCII byte.
-func special(v uint64) bool {
+// special returns, for eight bytes at once, a mask whose lowest set bit is
+// the high bit of the first byte that needs a closer look inside a string:
+// a quote, a backslash, a control character or a non-ASCII byte. (Borrows
+// may set bits above the first such byte, never below it.) Zero means none
+// of the eight does.
+func special(v uint64) uint64 {
 	q := v ^ (lsb * '"')
 	b := v ^ (lsb * '\\')
 	ctl := (v - lsb*0x20) &^ v
-	return (ctl|((q-lsb)&^q)|((b-lsb)&^b)|v)&msb != 0
+	return (ctl | ((q - lsb) &^ q) | ((b - lsb) &^ b) | v) & msb
 }
 
 // str validates the string starting at data[i] (a quote) and returns the
@@ -139,7 +142,11 @@ func (s *scanner) str(i int) (end int, escaped bool, err error) {
 	d := s.data
 	i++
 	for {
-		for i+8 <= len(d) && !special(binary.LittleEndian.Uint64(d[i:])) {
+		for i+8 <= len(d) {
+			if m := special(binary.LittleEndian.Uint64(d[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) / 8 // straight to that byte
+				break
+			}
 			i += 8
 		}
 		if i >= len(d) {
@@ -219,6 +226,13 @@ func (s *scanner) array(i, depth int) (int, error) {
 // object validates the object starting at data[i] and rejects duplicate
 // member names. visit, when not nil, sees every member.
 func (s *scanner) object(i, depth int, visit visitor) (int, error) {
+	return s.objectWith(i, depth, visit, nil)
+}
+
+// objectWith is object, where sub, when not nil, may return a visitor for
+// the members of a member's value that is an object: that value is then
+// validated and visited in the same pass.
+func (s *scanner) objectWith(i, depth int, visit visitor, sub func(name []byte, escaped bool) visitor) (int, error) {
 	if depth > s.maxDepth {
 		return i, errorf(CodeParseError, "JSON nested deeper than %d levels", s.maxDepth)
 	}
@@ -245,7 +259,16 @@ func (s *scanner) object(i, depth int, visit visitor) (int, error) {
 		}
 		i = s.skipSpace(i + 1)
 		start := i
-		if i, err = s.value(i, depth); err != nil {
+		var inner visitor
+		if sub != nil && i < len(s.data) && s.data[i] == '{' {
+			inner = sub(name, escaped)
+		}
+		if inner != nil {
+			i, err = s.object(i, depth+1, inner)
+		} else {
+			i, err = s.value(i, depth)
+		}
+		if err != nil {
 			return i, err
 		}
 		if visit != nil {
@@ -281,6 +304,12 @@ func (ns *nameSet) add(raw []byte, escaped bool) bool {
 		// Compare names by value: "a" and "\u0061" are the same member.
 		if u, err := jsontext.AppendUnquote(nil, append(append([]byte{'"'}, raw...), '"')); err == nil {
 			raw = u
+		} else {
+			// A name with an escaped lone surrogate has no exact value;
+			// compare it by its text, marked with a byte that no valid
+			// name holds so that it cannot equal an unescaped name whose
+			// value is that text ("\ud800" versus "\\ud800").
+			raw = append([]byte{0xff}, raw...)
 		}
 	}
 	if ns.large != nil {

@@ -103,18 +103,24 @@ type RootsCapability struct {
 }
 
 // SamplingCapability says the client can sample its model.
+//
+// Its members are present-or-absent flags: a non-nil map, even empty, is
+// sent (as {}) and declares the feature; nil leaves it out.
 type SamplingCapability struct {
 	// Context: the client honours includeContext other than "none".
-	Context map[string]any `json:"context,omitempty"`
+	Context map[string]any `json:"context,omitzero"`
 	// Tools: the client supports tools and toolChoice in sampling.
-	Tools map[string]any `json:"tools,omitempty"`
+	Tools map[string]any `json:"tools,omitzero"`
 }
 
 // ElicitationCapability says the client can ask its user for input. An
 // empty object means form mode only.
+//
+// Form and URL are present-or-absent flags: a non-nil map, even empty, is
+// sent (as {}) and declares the mode; nil leaves it out.
 type ElicitationCapability struct {
-	Form map[string]any `json:"form,omitempty"`
-	URL  map[string]any `json:"url,omitempty"`
+	Form map[string]any `json:"form,omitzero"`
+	URL  map[string]any `json:"url,omitzero"`
 }
 
 // SupportsForm reports whether form-mode elicitation is supported: an

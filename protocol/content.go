@@ -52,7 +52,7 @@ type Content struct {
 	// tool_result
 	ToolUseID         string         `json:"toolUseId,omitempty"`
 	Content           []Content      `json:"content,omitempty"`
-	StructuredContent jsontext.Value `json:"structuredContent,omitempty"`
+	StructuredContent jsontext.Value `json:"structuredContent,omitzero"`
 	IsError           bool           `json:"isError,omitzero"`
 
 	Annotations *Annotations `json:"annotations,omitzero"`

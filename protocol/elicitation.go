@@ -23,8 +23,9 @@ type ElicitParams struct {
 	// Mode is "form" (the default when empty) or "url".
 	Mode    string `json:"mode,omitempty"`
 	Message string `json:"message"`
-	// RequestedSchema is the flat object schema of the form.
-	RequestedSchema jsontext.Value `json:"requestedSchema,omitempty"`
+	// RequestedSchema is the flat object schema of the form (form mode;
+	// required there). Nil leaves it out.
+	RequestedSchema jsontext.Value `json:"requestedSchema,omitzero"`
 	// URL is the page to visit (url mode).
 	URL string `json:"url,omitempty"`
 	// ElicitationID identifies a url-mode elicitation (2025-11-25 only).
@@ -36,8 +37,10 @@ type ElicitParams struct {
 type ElicitResult struct {
 	Meta Meta `json:"_meta,omitempty"`
 	// Action is "accept", "decline" or "cancel".
-	Action  string         `json:"action"`
-	Content map[string]any `json:"content,omitempty"`
+	Action string `json:"action"`
+	// Content holds the submitted form (accept only). A non-nil empty map
+	// is sent as {}: the user accepted a form with nothing to fill in.
+	Content map[string]any `json:"content,omitzero"`
 }
 
 // ElicitationCompleteParams are the parameters of

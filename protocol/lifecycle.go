@@ -52,13 +52,41 @@ type RequestMeta struct {
 	ClientInfo         *Implementation     `json:"io.modelcontextprotocol/clientInfo,omitzero"`
 	ClientCapabilities *ClientCapabilities `json:"io.modelcontextprotocol/clientCapabilities,omitzero"`
 	LogLevel           LoggingLevel        `json:"io.modelcontextprotocol/logLevel,omitempty"`
-	ProgressToken      ProgressToken       `json:"progressToken,omitempty"`
+	ProgressToken      ProgressToken       `json:"progressToken,omitzero"`
+}
+
+// ResultMeta is the typed view of a modern result's _meta (2026-07-28):
+// the schema's ResultMetaObject and SubscriptionsListenResultMetaObject.
+// Decode a result's _meta into it, or marshal it and set the members into
+// [Meta] under the same keys.
+type ResultMeta struct {
+	// ServerInfo identifies the server; servers should send it on every
+	// result, since modern peers have no initialize to learn it from.
+	ServerInfo *Implementation `json:"io.modelcontextprotocol/serverInfo,omitzero"`
+	// SubscriptionID, only in a [SubscriptionsListenResult], is the
+	// JSON-RPC id of the subscriptions/listen request whose stream the
+	// result closes, so that the client can tell which subscription ended.
+	SubscriptionID jsonrpc.ID `json:"io.modelcontextprotocol/subscriptionId,omitzero"`
+}
+
+// NotificationMeta is the typed view of a modern notification's _meta
+// (2026-07-28): the schema's NotificationMetaObject.
+type NotificationMeta struct {
+	// SubscriptionID is the JSON-RPC id of the subscriptions/listen
+	// request whose stream carries the notification. Servers must set it
+	// on every notification sent on a subscription stream; it is absent
+	// on request-scoped notifications such as progress.
+	SubscriptionID jsonrpc.ID `json:"io.modelcontextprotocol/subscriptionId,omitzero"`
 }
 
 // CancelledParams are the parameters of notifications/cancelled.
 type CancelledParams struct {
-	Meta      Meta       `json:"_meta,omitempty"`
-	RequestID jsonrpc.ID `json:"requestId"`
+	Meta Meta `json:"_meta,omitempty"`
+	// RequestID is the request to cancel. It is required except in
+	// 2025-11-25, where a task is cancelled with tasks/cancel instead; the
+	// zero ID is left out rather than sent as null, which no revision
+	// accepts.
+	RequestID jsonrpc.ID `json:"requestId,omitzero"`
 	Reason    string     `json:"reason,omitempty"`
 }
 

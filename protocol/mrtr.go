@@ -17,8 +17,10 @@ type InputRequiredResult struct {
 // elicitation/create, sampling/createMessage or roots/list request without
 // a JSON-RPC envelope.
 type InputRequest struct {
-	Method string         `json:"method"`
-	Params jsontext.Value `json:"params,omitempty"`
+	Method string `json:"method"`
+	// Params are the request's params; nil leaves them out, while an
+	// explicit {} is sent.
+	Params jsontext.Value `json:"params,omitzero"`
 }
 
 // InputResponseParams are the MRTR members shared by retried requests.

@@ -65,15 +65,24 @@ type TaskStatusParams struct {
 }
 
 // ClientTasksCapability says which client requests may run as tasks.
+//
+// List and Cancel are present-or-absent flags: a non-nil map, even empty,
+// is sent (as {}) and declares support for tasks/list or tasks/cancel; nil
+// leaves it out. Requests maps request kinds to such flags, as in
+// {"sampling": {"createMessage": {}}}.
 type ClientTasksCapability struct {
-	List     map[string]any `json:"list,omitempty"`
-	Cancel   map[string]any `json:"cancel,omitempty"`
-	Requests map[string]any `json:"requests,omitempty"`
+	List     map[string]any `json:"list,omitzero"`
+	Cancel   map[string]any `json:"cancel,omitzero"`
+	Requests map[string]any `json:"requests,omitzero"`
 }
 
 // ServerTasksCapability says which server requests may run as tasks.
+//
+// List and Cancel are present-or-absent flags, as in
+// [ClientTasksCapability]; Requests is, for instance,
+// {"tools": {"call": {}}}.
 type ServerTasksCapability struct {
-	List     map[string]any `json:"list,omitempty"`
-	Cancel   map[string]any `json:"cancel,omitempty"`
-	Requests map[string]any `json:"requests,omitempty"`
+	List     map[string]any `json:"list,omitzero"`
+	Cancel   map[string]any `json:"cancel,omitzero"`
+	Requests map[string]any `json:"requests,omitzero"`
 }

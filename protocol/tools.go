@@ -11,8 +11,8 @@ type Tool struct {
 	// schema).
 	InputSchema jsontext.Value `json:"inputSchema"`
 	// OutputSchema, when set, is the JSON Schema of the tool's
-	// structuredContent (2025-06-18 and later).
-	OutputSchema jsontext.Value   `json:"outputSchema,omitempty"`
+	// structuredContent (2025-06-18 and later). Nil leaves it out.
+	OutputSchema jsontext.Value   `json:"outputSchema,omitzero"`
 	Annotations  *ToolAnnotations `json:"annotations,omitzero"`
 	Execution    *ToolExecution   `json:"execution,omitzero"`
 	Icons        []Icon           `json:"icons,omitempty"`
@@ -46,9 +46,11 @@ type ListToolsResult struct {
 
 // CallToolParams are the parameters of tools/call.
 type CallToolParams struct {
-	Meta      Meta           `json:"_meta,omitempty"`
-	Name      string         `json:"name"`
-	Arguments jsontext.Value `json:"arguments,omitempty"`
+	Meta Meta   `json:"_meta,omitempty"`
+	Name string `json:"name"`
+	// Arguments are the tool's arguments, a JSON object; nil leaves them
+	// out.
+	Arguments jsontext.Value `json:"arguments,omitzero"`
 	MRTRParams
 	// Task asks for task-augmented execution (2025-11-25).
 	Task *TaskMetadata `json:"task,omitzero"`
@@ -67,7 +69,9 @@ type CallToolResult struct {
 	Content []Content `json:"content"`
 	// StructuredContent is the tool's structured output, matching its
 	// OutputSchema (an object before 2026-07-28, any JSON value since).
-	StructuredContent jsontext.Value `json:"structuredContent,omitempty"`
+	// Nil leaves it out; any value set is sent, even [], "" or null,
+	// which 2026-07-28 allows as output.
+	StructuredContent jsontext.Value `json:"structuredContent,omitzero"`
 	IsError           bool           `json:"isError,omitzero"`
 }
 

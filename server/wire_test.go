@@ -53,7 +53,9 @@ func wireServer() *server.Server {
 			return fmt.Sprintf("%s %v", res.Action, res.Content["name"]), nil
 		})
 	server.AddTool(s, &protocol.Tool{Name: "fail", Description: "Fails"},
-		func(ctx context.Context, req *server.Request, in struct{}) (string, error) { return "", fmt.Errorf("it failed") })
+		func(ctx context.Context, req *server.Request, in struct{}) (string, error) {
+			return "", fmt.Errorf("it failed")
+		})
 	s.AddResource(&protocol.Resource{URI: "test://a", Name: "a", MIMEType: "text/plain"},
 		func(ctx context.Context, req *server.Request, uri string) (*protocol.ReadResourceResult, error) {
 			return &protocol.ReadResourceResult{Contents: []protocol.ResourceContents{{URI: uri, Text: "A"}}}, nil
