@@ -68,15 +68,7 @@ func decodeInto(m *Message, data []byte, lim Limits) error {
 			errRaw = v
 		}
 		return nil
-	}, func(name []byte, escaped bool) visitor {
-		if escaped {
-			name = unescapeName(name)
-		}
-		if string(name) == "params" {
-			return visitParams
-		}
-		return nil
-	})
+	}, "params", visitParams)
 	// fail returns the error for this message, with its id when the id
 	// could be read, so that the sender can be told (or, for a response,
 	// the call it answers can fail instead of waiting forever).

@@ -226,13 +226,13 @@ func (s *scanner) array(i, depth int) (int, error) {
 // object validates the object starting at data[i] and rejects duplicate
 // member names. visit, when not nil, sees every member.
 func (s *scanner) object(i, depth int, visit visitor) (int, error) {
-	return s.objectWith(i, depth, visit, nil)
+	return s.objectWith(i, depth, visit, "", nil)
 }
 
-// objectWith is object, where sub, when not nil, may return a visitor for
-// the members of a member's value that is an object: that value is then
-// validated and visited in the same pass.
-func (s *scanner) objectWith(i, depth int, visit visitor, sub func(name []byte, escaped bool) visitor) (int, error) {
+// objectWith is object, where inner, when not nil, sees the members of the
+// member called innerName if its value is an object, in the same pass that
+// validates it.
+func (s *scanner) objectWith(i, depth int, visit visitor, innerName string, inner visitor) (int, error) {
 	if depth > s.maxDepth {
 		return i, errorf(CodeParseError, "JSON nested deeper than %d levels", s.maxDepth)
 	}
@@ -259,11 +259,7 @@ func (s *scanner) objectWith(i, depth int, visit visitor, sub func(name []byte, 
 		}
 		i = s.skipSpace(i + 1)
 		start := i
-		var inner visitor
-		if sub != nil && i < len(s.data) && s.data[i] == '{' {
-			inner = sub(name, escaped)
-		}
-		if inner != nil {
+		if inner != nil && i < len(s.data) && s.data[i] == '{' && isName(name, escaped, innerName) {
 			i, err = s.object(i, depth+1, inner)
 		} else {
 			i, err = s.value(i, depth)
@@ -289,6 +285,14 @@ func (s *scanner) objectWith(i, depth int, visit visitor, sub func(name []byte, 
 			return i, s.syntaxErr(i, "expected ',' or '}' in object")
 		}
 	}
+}
+
+// isName reports whether the raw member name is want.
+func isName(raw []byte, escaped bool, want string) bool {
+	if escaped {
+		raw = unescapeName(raw)
+	}
+	return string(raw) == want
 }
 
 // nameSet detects duplicate member names. Small objects (the common case)
