@@ -23,15 +23,18 @@ const (
 
 // Implementation describes an MCP client or server.
 type Implementation struct {
-	Name        string `json:"name"`
-	Title       string `json:"title,omitempty"`
-	Version     string `json:"version"`
+	Name string `json:"name"`
+	// Title is a name for people to read (2025-06-18 and later).
+	Title   string `json:"title,omitempty"`
+	Version string `json:"version"`
+	// Description, Icons and WebsiteURL: 2025-11-25 and later.
 	Description string `json:"description,omitempty"`
 	Icons       []Icon `json:"icons,omitempty"`
 	WebsiteURL  string `json:"websiteUrl,omitempty"`
 }
 
-// Icon is an image a client can show for a server, tool, prompt or resource.
+// Icon is an image a client can show for a server, tool, prompt or resource
+// (2025-11-25 and later).
 type Icon struct {
 	Src      string   `json:"src"`
 	MIMEType string   `json:"mimeType,omitempty"`
@@ -40,11 +43,16 @@ type Icon struct {
 	Theme string `json:"theme,omitempty"`
 }
 
-// Annotations tell the client how to use or show an object.
+// Annotations tell the client how to use or show an object. (2024-11-05
+// declares the same members inline, as its Annotated.)
 type Annotations struct {
-	Audience     []Role  `json:"audience,omitempty"`
-	Priority     float64 `json:"priority,omitzero"`
-	LastModified string  `json:"lastModified,omitempty"`
+	Audience []Role `json:"audience,omitempty"`
+	// Priority ranges from 0 (least important) to 1 (most important).
+	// Zero is left out, as if unset: a priority of exactly 0 cannot be
+	// sent.
+	Priority float64 `json:"priority,omitzero"`
+	// LastModified is an ISO 8601 time (2025-06-18 and later).
+	LastModified string `json:"lastModified,omitempty"`
 }
 
 // ResultType values of modern results.
@@ -88,12 +96,16 @@ type EmptyResult struct {
 // ClientCapabilities are what a client supports. Legacy clients declare
 // them once in initialize; modern clients on every request.
 type ClientCapabilities struct {
-	Experimental map[string]any         `json:"experimental,omitempty"`
-	Extensions   map[string]any         `json:"extensions,omitempty"`
-	Roots        *RootsCapability       `json:"roots,omitzero"`
-	Sampling     *SamplingCapability    `json:"sampling,omitzero"`
-	Elicitation  *ElicitationCapability `json:"elicitation,omitzero"`
-	Tasks        *ClientTasksCapability `json:"tasks,omitzero"`
+	Experimental map[string]any `json:"experimental,omitempty"`
+	// Extensions declares optional extensions by name (2026-07-28).
+	Extensions map[string]any   `json:"extensions,omitempty"`
+	Roots      *RootsCapability `json:"roots,omitzero"`
+	// Sampling is deprecated from 2026-07-28.
+	Sampling *SamplingCapability `json:"sampling,omitzero"`
+	// Elicitation: 2025-06-18 and later.
+	Elicitation *ElicitationCapability `json:"elicitation,omitzero"`
+	// Tasks: 2025-11-25 only (an extension from 2026-07-28).
+	Tasks *ClientTasksCapability `json:"tasks,omitzero"`
 }
 
 // RootsCapability says the client can list roots.
@@ -134,14 +146,17 @@ func (c *ElicitationCapability) SupportsURL() bool { return c != nil && c.URL !=
 
 // ServerCapabilities are what a server offers.
 type ServerCapabilities struct {
-	Experimental map[string]any         `json:"experimental,omitempty"`
-	Extensions   map[string]any         `json:"extensions,omitempty"`
-	Logging      *LoggingCapability     `json:"logging,omitzero"`
-	Completions  *CompletionsCapability `json:"completions,omitzero"`
-	Prompts      *PromptsCapability     `json:"prompts,omitzero"`
-	Resources    *ResourcesCapability   `json:"resources,omitzero"`
-	Tools        *ToolsCapability       `json:"tools,omitzero"`
-	Tasks        *ServerTasksCapability `json:"tasks,omitzero"`
+	Experimental map[string]any `json:"experimental,omitempty"`
+	// Extensions declares optional extensions by name (2026-07-28).
+	Extensions map[string]any     `json:"extensions,omitempty"`
+	Logging    *LoggingCapability `json:"logging,omitzero"`
+	// Completions: 2025-03-26 and later.
+	Completions *CompletionsCapability `json:"completions,omitzero"`
+	Prompts     *PromptsCapability     `json:"prompts,omitzero"`
+	Resources   *ResourcesCapability   `json:"resources,omitzero"`
+	Tools       *ToolsCapability       `json:"tools,omitzero"`
+	// Tasks: 2025-11-25 only (an extension from 2026-07-28).
+	Tasks *ServerTasksCapability `json:"tasks,omitzero"`
 }
 
 // LoggingCapability says the server sends log messages.

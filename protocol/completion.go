@@ -11,7 +11,8 @@ type CompleteParams struct {
 	Meta     Meta             `json:"_meta,omitempty"`
 	Ref      CompleteRef      `json:"ref"`
 	Argument CompleteArgument `json:"argument"`
-	Context  *CompleteContext `json:"context,omitzero"`
+	// Context: 2025-06-18 and later.
+	Context *CompleteContext `json:"context,omitzero"`
 }
 
 // CompleteRef names what is being completed: a prompt (PromptReference) or

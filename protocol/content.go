@@ -11,11 +11,11 @@ import (
 const (
 	ContentText         = "text"
 	ContentImage        = "image"
-	ContentAudio        = "audio"
+	ContentAudio        = "audio"         // 2025-03-26 and later
 	ContentResource     = "resource"      // an embedded resource
-	ContentResourceLink = "resource_link" // a link to a resource
-	ContentToolUse      = "tool_use"      // sampling: the model calls a tool
-	ContentToolResult   = "tool_result"   // sampling: the result of that call
+	ContentResourceLink = "resource_link" // a link to a resource (2025-06-18 and later)
+	ContentToolUse      = "tool_use"      // sampling: the model calls a tool (2025-11-25 and later)
+	ContentToolResult   = "tool_result"   // sampling: the result of that call (2025-11-25 and later)
 )
 
 // Content is one block of content: the schema's ContentBlock union

@@ -15,9 +15,10 @@ const (
 	ElicitCancel  = "cancel"
 )
 
-// ElicitParams are the parameters of elicitation/create: the server asks
-// the user, through the client, for structured input (form mode) or to
-// visit a URL (url mode, 2025-11-25 and later).
+// ElicitParams are the parameters of elicitation/create (2025-06-18 and
+// later): the server asks the user, through the client, for structured
+// input (form mode) or to visit a URL (url mode, 2025-11-25 and later).
+// From 2026-07-28 it is sent as an [InputRequest] and has no _meta.
 type ElicitParams struct {
 	Meta Meta `json:"_meta,omitempty"`
 	// Mode is "form" (the default when empty) or "url".
@@ -29,8 +30,9 @@ type ElicitParams struct {
 	// URL is the page to visit (url mode).
 	URL string `json:"url,omitempty"`
 	// ElicitationID identifies a url-mode elicitation (2025-11-25 only).
-	ElicitationID string        `json:"elicitationId,omitempty"`
-	Task          *TaskMetadata `json:"task,omitzero"`
+	ElicitationID string `json:"elicitationId,omitempty"`
+	// Task asks for task-augmented execution (2025-11-25 only).
+	Task *TaskMetadata `json:"task,omitzero"`
 }
 
 // ElicitResult is the client's answer to elicitation/create.

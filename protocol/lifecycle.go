@@ -95,8 +95,10 @@ type ProgressParams struct {
 	Meta          Meta          `json:"_meta,omitempty"`
 	ProgressToken ProgressToken `json:"progressToken"`
 	Progress      float64       `json:"progress"`
-	Total         float64       `json:"total,omitzero"`
-	Message       string        `json:"message,omitempty"`
+	// Total is the total to reach, when known; zero is left out.
+	Total float64 `json:"total,omitzero"`
+	// Message describes the progress (2025-03-26 and later).
+	Message string `json:"message,omitempty"`
 }
 
 // UnsupportedProtocolVersionData is the data of a -32022 error.

@@ -2,17 +2,21 @@ package protocol
 
 // Prompt is a prompt template a server offers.
 type Prompt struct {
-	Name        string           `json:"name"`
+	Name string `json:"name"`
+	// Title is a name for people to read (2025-06-18 and later).
 	Title       string           `json:"title,omitempty"`
 	Description string           `json:"description,omitempty"`
 	Arguments   []PromptArgument `json:"arguments,omitempty"`
-	Icons       []Icon           `json:"icons,omitempty"`
-	Meta        Meta             `json:"_meta,omitempty"`
+	// Icons: 2025-11-25 and later.
+	Icons []Icon `json:"icons,omitempty"`
+	// Meta: 2025-06-18 and later.
+	Meta Meta `json:"_meta,omitempty"`
 }
 
 // PromptArgument is an argument a prompt accepts.
 type PromptArgument struct {
-	Name        string `json:"name"`
+	Name string `json:"name"`
+	// Title is a name for people to read (2025-06-18 and later).
 	Title       string `json:"title,omitempty"`
 	Description string `json:"description,omitempty"`
 	Required    bool   `json:"required,omitzero"`

@@ -19,16 +19,19 @@ type CreateMessageParams struct {
 	MaxTokens      int64          `json:"maxTokens"`
 	StopSequences  []string       `json:"stopSequences,omitempty"`
 	Metadata       map[string]any `json:"metadata,omitempty"`
-	Tools          []Tool         `json:"tools,omitempty"`
-	ToolChoice     *ToolChoice    `json:"toolChoice,omitzero"`
-	Task           *TaskMetadata  `json:"task,omitzero"`
+	// Tools and ToolChoice: 2025-11-25 and later.
+	Tools      []Tool      `json:"tools,omitempty"`
+	ToolChoice *ToolChoice `json:"toolChoice,omitzero"`
+	// Task asks for task-augmented execution (2025-11-25 only).
+	Task *TaskMetadata `json:"task,omitzero"`
 }
 
 // SamplingMessage is one message of a sampling conversation.
 type SamplingMessage struct {
 	Role    Role            `json:"role"`
 	Content SamplingContent `json:"content"`
-	Meta    Meta            `json:"_meta,omitempty"`
+	// Meta: 2025-11-25 and later.
+	Meta Meta `json:"_meta,omitempty"`
 }
 
 // SamplingContent is the content of a sampling message: one block, or

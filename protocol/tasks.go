@@ -1,6 +1,8 @@
 package protocol
 
-// Task statuses (2025-11-25 experimental tasks).
+// Task statuses (2025-11-25 experimental tasks; from 2026-07-28 tasks are
+// the io.modelcontextprotocol/tasks extension, which these types do not
+// model).
 const (
 	TaskWorking       = "working"
 	TaskInputRequired = "input_required"
@@ -9,12 +11,14 @@ const (
 	TaskCancelled     = "cancelled"
 )
 
-// TaskMetadata asks for task-augmented execution of a request.
+// TaskMetadata asks for task-augmented execution of a request
+// (2025-11-25).
 type TaskMetadata struct {
+	// TTL is the retention asked for, in milliseconds.
 	TTL *int64 `json:"ttl,omitzero"`
 }
 
-// Task is the state of a task.
+// Task is the state of a task (2025-11-25).
 type Task struct {
 	TaskID        string `json:"taskId"`
 	Status        string `json:"status"`

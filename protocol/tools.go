@@ -4,19 +4,25 @@ import "github.com/go-json-experiment/json/jsontext"
 
 // Tool is a tool a server offers.
 type Tool struct {
-	Name        string `json:"name"`
+	Name string `json:"name"`
+	// Title is a name for people to read (2025-06-18 and later).
 	Title       string `json:"title,omitempty"`
 	Description string `json:"description,omitempty"`
 	// InputSchema is the JSON Schema of the tool's arguments (an object
-	// schema).
+	// schema). It must be set: nil is sent as null, which no revision
+	// accepts; {"type":"object"} is the schema of no arguments.
 	InputSchema jsontext.Value `json:"inputSchema"`
 	// OutputSchema, when set, is the JSON Schema of the tool's
 	// structuredContent (2025-06-18 and later). Nil leaves it out.
-	OutputSchema jsontext.Value   `json:"outputSchema,omitzero"`
-	Annotations  *ToolAnnotations `json:"annotations,omitzero"`
-	Execution    *ToolExecution   `json:"execution,omitzero"`
-	Icons        []Icon           `json:"icons,omitempty"`
-	Meta         Meta             `json:"_meta,omitempty"`
+	OutputSchema jsontext.Value `json:"outputSchema,omitzero"`
+	// Annotations: 2025-03-26 and later.
+	Annotations *ToolAnnotations `json:"annotations,omitzero"`
+	// Execution: 2025-11-25 only (tasks are an extension from 2026-07-28).
+	Execution *ToolExecution `json:"execution,omitzero"`
+	// Icons: 2025-11-25 and later.
+	Icons []Icon `json:"icons,omitempty"`
+	// Meta: 2025-06-18 and later.
+	Meta Meta `json:"_meta,omitempty"`
 }
 
 // ToolAnnotations are hints about a tool's behaviour. The hints are
@@ -52,7 +58,7 @@ type CallToolParams struct {
 	// out.
 	Arguments jsontext.Value `json:"arguments,omitzero"`
 	MRTRParams
-	// Task asks for task-augmented execution (2025-11-25).
+	// Task asks for task-augmented execution (2025-11-25 only).
 	Task *TaskMetadata `json:"task,omitzero"`
 }
 
