@@ -1,0 +1,296 @@
+package stdio
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+
+	"github.com/ferrymcp/ferry/jsonrpc"
+)
+
+const (
+	// exitWait bounds how long Read waits, after the server's stdout
+	// ends, for its exit status and the end of its stderr, so that the
+	// error it returns says why without making the caller wait.
+	exitWait = 100 * time.Millisecond
+	// stdoutGrace is how long stdout may stay open after the server
+	// exited (a process it started may hold it) before Read gives up on
+	// it.
+	stdoutGrace = 100 * time.Millisecond
+	// Tail of stderr shown in an [ExitError].
+	tailLines = 20
+	tailBytes = 2 << 10
+)
+
+// ClientStream is the client's side of a server subprocess started by
+// [Command.Connect]. Besides being a [jsonrpc.Stream], it tells what the
+// server wrote on stderr and when and how it exited.
+type ClientStream struct {
+	cmd        *exec.Cmd
+	stdin      *os.File
+	stdout     *os.File
+	stderrPipe *os.File
+
+	lr         *lineReader
+	w          *lineWriter
+	stderr     *ring
+	copyStderr io.Writer
+
+	closeTimeout, termTimeout time.Duration
+
+	wg         sync.WaitGroup // the wait and stderr goroutines
+	done       chan struct{}  // closed once the child has been reaped
+	waitErr    error          // from cmd.Wait; set before done is closed
+	stderrDone chan struct{}
+	stdoutEOF  chan struct{}
+	readErr    error // sticky end of input; only Read touches it
+
+	closeOnce sync.Once
+	closing   chan struct{}
+}
+
+// Read returns the next message from the server. Lines that are not JSON
+// at all are logged and skipped. Once the server is gone Read returns an
+// *[ExitError]; after Close it returns [ErrClosed].
+func (s *ClientStream) Read() (*jsonrpc.Message, error) {
+	if s.readErr != nil {
+		return nil, s.readErr
+	}
+	select {
+	case <-s.closing:
+		s.readErr = ErrClosed
+		return nil, ErrClosed
+	default:
+	}
+	m, err := s.lr.read()
+	if err == nil || isDecodeError(err) {
+		return m, err
+	}
+	select {
+	case <-s.closing:
+		err = ErrClosed
+	default:
+		err = s.endOfInput(err)
+	}
+	s.readErr = err
+	return nil, err
+}
+
+// endOfInput turns the error that ended the server's stdout into the
+// error Read reports.
+func (s *ClientStream) endOfInput(err error) error {
+	if err == io.EOF {
+		close(s.stdoutEOF)
+		t := time.NewTimer(exitWait)
+		defer t.Stop()
+		for _, ch := range []chan struct{}{s.done, s.stderrDone} {
+			select {
+			case <-ch:
+			case <-t.C:
+				return s.exitError()
+			}
+		}
+		return s.exitError()
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		// Set by wait: the server exited but stdout is still held open.
+		return s.exitError()
+	}
+	return fmt.Errorf("stdio: reading from the server: %w", err)
+}
+
+// exitError describes the server's end as far as it is known now.
+func (s *ClientStream) exitError() *ExitError {
+	e := &ExitError{Code: -1, Stderr: s.stderr.tail(tailLines, tailBytes)}
+	select {
+	case <-s.done:
+	default:
+		return e
+	}
+	if st := s.cmd.ProcessState; st != nil {
+		e.Status, e.Code = st.String(), st.ExitCode()
+	} else if s.waitErr != nil {
+		e.Status = s.waitErr.Error()
+	}
+	return e
+}
+
+// Write sends a message to the server. Once the server is gone, it
+// returns an *[ExitError] rather than a broken pipe.
+func (s *ClientStream) Write(ctx context.Context, m *jsonrpc.Message) error {
+	err := s.w.write(ctx, m)
+	if err != nil && err != ErrClosed && ctx.Err() == nil {
+		select {
+		case <-s.done:
+			return s.exitError()
+		default:
+		}
+	}
+	return err
+}
+
+// Close stops the server the way the specification asks: it closes the
+// server's stdin and waits for it to exit, then sends SIGTERM to its
+// process group, then SIGKILL. It returns once the server has exited and
+// been reaped and the stream's goroutines have ended; processes left in
+// the group are sent the same signals. Close is safe to call more than
+// once, from any goroutine; later calls wait for the first.
+func (s *ClientStream) Close() error {
+	s.closeOnce.Do(s.shutdown)
+	return nil
+}
+
+func (s *ClientStream) shutdown() {
+	close(s.closing)
+	s.w.close(ErrClosed)
+	// Closing stdin is the server's cue to exit; it also releases a
+	// write stuck on a full pipe. stdout stays open, so that the server
+	// can still write while it winds down, but a blocked Read returns.
+	s.stdin.Close()
+	s.stdout.SetReadDeadline(time.Unix(1, 0))
+
+	p := s.cmd.Process
+	// stragglers is when what is left in the group gets SIGKILL; zero
+	// once it has.
+	stragglers := time.Now().Add(s.termTimeout)
+	if !waitFor(s.done, s.closeTimeout) {
+		terminateGroup(p)
+		stragglers = time.Now().Add(s.termTimeout)
+		if !waitFor(s.done, s.termTimeout) {
+			killGroup(p)
+			stragglers = time.Time{}
+			<-s.done
+		}
+	} else if groupAlive(p) {
+		// The server is gone; what it left in its group goes too.
+		terminateGroup(p)
+		stragglers = time.Now().Add(s.termTimeout)
+	}
+	if !stragglers.IsZero() && groupAlive(p) {
+		for d := time.Millisecond; groupAlive(p) && time.Now().Before(stragglers); d = min(2*d, 20*time.Millisecond) {
+			time.Sleep(d)
+		}
+		killGroup(p)
+	}
+	s.stdout.Close()
+	// What the server wrote on stderr is read to the end unless
+	// something outside the group holds the pipe.
+	if !waitFor(s.stderrDone, exitWait) {
+		s.stderrPipe.Close()
+	}
+	s.wg.Wait()
+	s.stderrPipe.Close()
+}
+
+// waitFor reports whether ch was closed within d.
+func waitFor(ch <-chan struct{}, d time.Duration) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// wait reaps the server as soon as it exits.
+func (s *ClientStream) wait() {
+	defer s.wg.Done()
+	s.waitErr = s.cmd.Wait()
+	close(s.done)
+	// A process the server started may still hold its stdout: once what
+	// the server wrote has had time to be read, make Read give up.
+	t := time.NewTimer(stdoutGrace)
+	defer t.Stop()
+	select {
+	case <-s.stdoutEOF:
+	case <-s.closing:
+	case <-t.C:
+		s.stdout.SetReadDeadline(time.Unix(1, 0))
+	}
+}
+
+// drainStderr keeps reading the server's stderr so that the server never
+// blocks on it, keeping the end in a ring and passing whole lines on.
+func (s *ClientStream) drainStderr() {
+	defer s.wg.Done()
+	defer close(s.stderrDone)
+	buf := make([]byte, 4096)
+	var line []byte // an unfinished line for copyStderr
+	for {
+		n, err := s.stderrPipe.Read(buf)
+		if n > 0 {
+			s.stderr.Write(buf[:n])
+			if s.copyStderr != nil {
+				line = s.forward(line, buf[:n])
+			}
+		}
+		if err != nil {
+			if len(line) > 0 {
+				s.copyStderr.Write(line)
+			}
+			return
+		}
+	}
+}
+
+// forward passes the complete lines of pending+p to copyStderr and
+// returns what is left of an unfinished line.
+func (s *ClientStream) forward(pending, p []byte) []byte {
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			pending = append(pending, p...)
+			if len(pending) >= 4096 { // a very long line goes in pieces
+				s.copyStderr.Write(pending)
+				pending = pending[:0]
+			}
+			return pending
+		}
+		if len(pending) > 0 {
+			pending = append(pending, p[:i+1]...)
+			s.copyStderr.Write(pending)
+			pending = pending[:0]
+		} else {
+			s.copyStderr.Write(p[:i+1])
+		}
+		p = p[i+1:]
+	}
+	return pending
+}
+
+// Stderr returns the end of what the server wrote on stderr (up to
+// [Command.StderrBytes]), to show when it misbehaves.
+func (s *ClientStream) Stderr() string { return string(s.stderr.bytes()) }
+
+// Pid returns the server's process id, which is also its process group.
+func (s *ClientStream) Pid() int { return s.cmd.Process.Pid }
+
+// Done is closed when the server process has exited, whoever ended it.
+func (s *ClientStream) Done() <-chan struct{} { return s.done }
+
+// ExitErr reports how the server ended once [ClientStream.Done] is
+// closed: nil for exit status 0 (and while it runs), else an *[ExitError].
+func (s *ClientStream) ExitErr() error {
+	select {
+	case <-s.done:
+	default:
+		return nil
+	}
+	if s.waitErr == nil {
+		return nil
+	}
+	return s.exitError()
+}

@@ -1,0 +1,178 @@
+package stdio
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ferrymcp/ferry/jsonrpc"
+)
+
+// Defaults of [Command].
+const (
+	// DefaultStderrBytes keeps enough of stderr for a stack trace.
+	DefaultStderrBytes = 64 << 10
+	// DefaultCloseTimeout leaves a well-behaved server time to finish.
+	DefaultCloseTimeout = 2 * time.Second
+	// DefaultTermTimeout leaves a server time to clean up after SIGTERM.
+	DefaultTermTimeout = 2 * time.Second
+)
+
+// Command describes how to launch an MCP server as a subprocess, the
+// client side of the stdio transport. The zero value of every field but
+// Path is usable.
+type Command struct {
+	// Path is the program to run; a name without a slash is looked up in
+	// this process's PATH.
+	Path string
+	// Args are the arguments, without the program name.
+	Args []string
+	// Env holds variables set on top of this process's environment, so
+	// that a server gets what it needs to run (PATH, HOME) plus what is
+	// meant for it.
+	Env map[string]string
+	// Dir is the working directory; empty means this process's.
+	Dir string
+	// Limits bound the messages accepted from the server.
+	Limits jsonrpc.Limits
+	// StderrBytes is how much of the end of the server's stderr is kept
+	// for [ClientStream.Stderr] and exit errors; default
+	// [DefaultStderrBytes].
+	StderrBytes int
+	// CloseTimeout is how long Close waits for the server to exit by
+	// itself once its stdin is closed, before sending SIGTERM to its
+	// process group; default [DefaultCloseTimeout].
+	CloseTimeout time.Duration
+	// TermTimeout is how long Close waits after SIGTERM before sending
+	// SIGKILL; default [DefaultTermTimeout].
+	TermTimeout time.Duration
+	// Logger receives the lines skipped on the server's stdout because
+	// they are not JSON (banners of wrapper scripts). Nil discards them.
+	Logger *slog.Logger
+	// Stderr, when set, also receives the server's stderr, line by line,
+	// as it arrives (a CLI shows it to its user). It must not block for
+	// long: the server stalls while it does.
+	Stderr io.Writer
+}
+
+// Connect starts the server and returns the stream to talk to it.
+//
+// ctx bounds the start only: the server runs until [ClientStream.Close]
+// (or until it exits), because a server killed by a request's deadline
+// would take every later request with it. The server runs in a process
+// group of its own, so that Close also stops what it started (a wrapper
+// such as npx starts the real server as a child); on Linux it is also
+// killed if this process dies.
+func (c *Command) Connect(ctx context.Context) (*ClientStream, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if c.Dir != "" {
+		// Otherwise the error would blame the program.
+		if fi, err := os.Stat(c.Dir); err != nil || !fi.IsDir() {
+			if err == nil {
+				err = errors.New("not a directory")
+			}
+			return nil, fmt.Errorf("stdio: cannot start the server %s: working directory: %w", c.Path, err)
+		}
+	}
+	cmd := exec.Command(c.Path, c.Args...)
+	cmd.Dir = c.Dir
+	cmd.Env = c.environ()
+	setSysProcAttr(cmd)
+
+	var files []*os.File // every end we created, closed on failure
+	pipe := func() (r, w *os.File, err error) {
+		if r, w, err = os.Pipe(); err == nil {
+			files = append(files, r, w)
+		}
+		return r, w, err
+	}
+	inR, inW, err1 := pipe()
+	outR, outW, err2 := pipe()
+	errR, errW, err3 := pipe()
+	if err := errors.Join(err1, err2, err3); err != nil {
+		closeAll(files)
+		return nil, fmt.Errorf("stdio: starting %s: %w", c.Path, err)
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	if err := cmd.Start(); err != nil {
+		closeAll(files)
+		return nil, fmt.Errorf("stdio: cannot start the server: %w", err)
+	}
+	// The child has its copies; ours would keep its stdin open and hide
+	// the end of its output.
+	closeAll([]*os.File{inR, outW, errW})
+
+	s := &ClientStream{
+		cmd:          cmd,
+		stdin:        inW,
+		stdout:       outR,
+		stderrPipe:   errR,
+		w:            newLineWriter(inW),
+		stderr:       newRing(positive(c.StderrBytes, DefaultStderrBytes)),
+		copyStderr:   c.Stderr,
+		closeTimeout: positive(c.CloseTimeout, DefaultCloseTimeout),
+		termTimeout:  positive(c.TermTimeout, DefaultTermTimeout),
+		done:         make(chan struct{}),
+		stderrDone:   make(chan struct{}),
+		stdoutEOF:    make(chan struct{}),
+		closing:      make(chan struct{}),
+	}
+	log := c.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s.lr = newLineReader(outR, c.Limits)
+	s.lr.nonJSON = func(line []byte) {
+		if len(line) > 200 {
+			line = line[:200]
+		}
+		log.Warn("stdio: skipped a line of the server's stdout that is not JSON",
+			"line", strings.ToValidUTF8(string(line), "\uFFFD"), "pid", cmd.Process.Pid)
+	}
+	s.wg.Add(2)
+	go s.wait()
+	go s.drainStderr()
+	return s, nil
+}
+
+// environ returns the child's environment: ours with Env on top, or nil
+// (ours as it is) when there is nothing to add.
+func (c *Command) environ() []string {
+	if len(c.Env) == 0 {
+		return nil
+	}
+	env := make([]string, 0, len(os.Environ())+len(c.Env))
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, over := c.Env[k]; !over {
+			env = append(env, kv)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
+		env = append(env, k+"="+c.Env[k])
+	}
+	return env
+}
+
+func positive[T int | time.Duration](v, def T) T {
+	if v > 0 {
+		return v
+	}
+	return def
+}
+
+func closeAll(files []*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
+}

@@ -1,0 +1,207 @@
+package stdio
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/ferrymcp/ferry/jsonrpc"
+)
+
+// readAll reads messages until the end of input and describes each one:
+// its method for a request or notification, "error: ..." for a decode
+// error.
+func readAll(t *testing.T, lr *lineReader) []string {
+	t.Helper()
+	var got []string
+	for {
+		m, err := lr.read()
+		if err == io.EOF {
+			return got
+		}
+		var de *jsonrpc.DecodeError
+		switch {
+		case errors.As(err, &de):
+			got = append(got, "error: "+de.Error())
+		case err != nil:
+			t.Fatalf("read: %v", err)
+		default:
+			got = append(got, m.Method)
+		}
+	}
+}
+
+func note(method string) string {
+	return `{"jsonrpc":"2.0","method":"` + method + `"}`
+}
+
+// padded returns a notification of exactly n bytes.
+func padded(method string, n int) string {
+	s := `{"jsonrpc":"2.0","method":"` + method + `","params":{"p":""}}`
+	return strings.Replace(s, `""`, `"`+strings.Repeat("x", n-len(s))+`"`, 1)
+}
+
+func TestLineReaderFraming(t *testing.T) {
+	big := readBufSize*3 + 17 // longer than the read buffer
+	tests := []struct {
+		name  string
+		input string
+		max   int
+		want  []string
+	}{
+		{"lf", note("a") + "\n" + note("b") + "\n", 0, []string{"a", "b"}},
+		{"crlf", note("a") + "\r\n" + note("b") + "\r\n", 0, []string{"a", "b"}},
+		{"no final newline", note("a") + "\n" + note("b"), 0, []string{"a", "b"}},
+		{"empty and blank lines", "\n\r\n" + note("a") + "\n  \t\n\n" + note("b") + "\n\n", 0, []string{"a", "b"}},
+		{"leading space", "  " + note("a") + "\n", 0, []string{"a"}},
+		{"invalid json", "{\"jsonrpc\":\n" + note("b") + "\n", 0,
+			[]string{"error: invalid JSON at offset 11: unexpected end of input", "b"}},
+		{"not json at all", "hello\n" + note("b") + "\n", 0, []string{"error: invalid JSON at offset 0: unexpected character 'h'", "b"}},
+		{"oversize then next", padded("big", 200) + "\n" + note("b") + "\n", 100,
+			[]string{"error: message of 200 bytes exceeds the limit of 100 bytes", "b"}},
+		{"at the limit", padded("a", 100) + "\r\n" + note("b") + "\n", 100, []string{"a", "b"}},
+		{"long line", padded("long", big) + "\n" + note("b") + "\n", 0, []string{"long", "b"}},
+		{"long line crlf at the limit", padded("long", big) + "\r\n" + note("b"), big, []string{"long", "b"}},
+		{"long line over the limit", padded("long", big) + "\r\n" + note("b") + "\n", big - 1,
+			[]string{"error: message of 196625 bytes exceeds the limit of 196624 bytes", "b"}},
+		{"long line far over the limit", padded("long", big) + "\n" + note("b") + "\n", 1000,
+			[]string{"error: message of 196625 bytes exceeds the limit of 1000 bytes", "b"}},
+		// The '\r' ends a full buffer and the '\n' comes alone.
+		{"crlf split at the buffer end", padded("a", readBufSize-1) + "\r\n" + note("b") + "\n", readBufSize - 1, []string{"a", "b"}},
+		{"crlf split over the limit", padded("a", readBufSize-1) + "\r\n" + note("b") + "\n", readBufSize - 2,
+			[]string{"error: message of 65535 bytes exceeds the limit of 65534 bytes", "b"}},
+		{"long line at eof", note("a") + "\n" + padded("long", big), 0, []string{"a", "long"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lr := newLineReader(strings.NewReader(tt.input), jsonrpc.Limits{MaxSize: tt.max})
+			got := readAll(t, lr)
+			if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+				t.Errorf("got %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLineReaderSkipsNonJSON(t *testing.T) {
+	input := "Server v1.0 starting\n" + note("a") + "\n" +
+		strings.Repeat("=", readBufSize+10) + "\n" + // a long banner
+		"[1,2]\n" + // looks like JSON: reported, not skipped
+		`  "str"` + "\n" + note("b") + "\n"
+	lr := newLineReader(strings.NewReader(input), jsonrpc.Limits{})
+	var skipped []string
+	lr.nonJSON = func(line []byte) { skipped = append(skipped, string(line[:min(len(line), 8)])) }
+	got := readAll(t, lr)
+	want := []string{"a", "error: JSON-RPC batches are not supported", "b"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if want := []string{"Server v", "========", `  "str"`}; strings.Join(skipped, "|") != strings.Join(want, "|") {
+		t.Errorf("skipped %q, want %q", skipped, want)
+	}
+}
+
+func TestLineReaderMessagesOwnTheirBytes(t *testing.T) {
+	lr := newLineReader(strings.NewReader(
+		`{"jsonrpc":"2.0","method":"a","params":{"n":1}}`+"\n"+
+			`{"jsonrpc":"2.0","method":"b","params":{"n":2}}`+"\n"), jsonrpc.Limits{})
+	m1, err := lr.read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lr.read(); err != nil {
+		t.Fatal(err)
+	}
+	if string(m1.Params) != `{"n":1}` {
+		t.Errorf("first message's params changed to %s", m1.Params)
+	}
+}
+
+// endlessLine is a reader producing one line of n spaces without keeping
+// it in memory.
+type endlessLine struct{ n int }
+
+var spaces = bytes.Repeat([]byte{' '}, 32<<10)
+
+func (r *endlessLine) Read(p []byte) (int, error) {
+	if r.n <= 0 {
+		return 0, io.EOF
+	}
+	k := copy(p[:min(len(p), r.n)], spaces)
+	if r.n -= k; r.n == 0 {
+		p[k-1] = '\n'
+	}
+	return k, nil
+}
+
+func TestLineReaderOversizeIsNotHeld(t *testing.T) {
+	const size = 32 << 20
+	lim := jsonrpc.Limits{MaxSize: 1 << 20}
+	r := io.MultiReader(strings.NewReader("{"), &endlessLine{size}, strings.NewReader(note("b")+"\n"))
+	lr := newLineReader(r, lim)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := lr.read()
+	runtime.ReadMemStats(&after)
+	var de *jsonrpc.DecodeError
+	if !errors.As(err, &de) || !strings.Contains(err.Error(), "exceeds the limit") {
+		t.Fatalf("got %v, want a too-large decode error", err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 4*uint64(lim.MaxSize) {
+		t.Errorf("reading a %d-byte line allocated %d bytes", size, alloc)
+	}
+	if m, err := lr.read(); err != nil || m.Method != "b" {
+		t.Errorf("next line: %v, %v", m, err)
+	}
+}
+
+// repeatReader yields line over and over.
+type repeatReader struct {
+	line []byte
+	off  int
+}
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		c := copy(p[n:], r.line[r.off:])
+		n += c
+		r.off = (r.off + c) % len(r.line)
+	}
+	return n, nil
+}
+
+// The reader's own cost is the one copy of each line: whatever Decode
+// allocates (the Message) comes on top.
+func TestLineReaderAllocs(t *testing.T) {
+	line := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}` + "\n")
+	lr := newLineReader(&repeatReader{line: line}, jsonrpc.Limits{})
+	allocs := testing.AllocsPerRun(1000, func() {
+		if _, err := lr.read(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	decodeAllocs := testing.AllocsPerRun(1000, func() {
+		if _, err := jsonrpc.Decode(line[:len(line)-1], jsonrpc.Limits{}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > decodeAllocs+1 {
+		t.Errorf("%.1f allocations per message, %.1f of them in Decode: want one for the line", allocs, decodeAllocs)
+	}
+}
+
+func BenchmarkLineReader(b *testing.B) {
+	line := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}` + "\n")
+	lr := newLineReader(&repeatReader{line: line}, jsonrpc.Limits{})
+	b.ReportAllocs()
+	b.SetBytes(int64(len(line)))
+	for b.Loop() {
+		if _, err := lr.read(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

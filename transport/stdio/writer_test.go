@@ -1,0 +1,206 @@
+package stdio
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ferrymcp/ferry/jsonrpc"
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+func TestLineWriterConcurrent(t *testing.T) {
+	const writers, each = 8, 40
+	pr, pw := io.Pipe() // unbuffered: writers really queue up
+	lw := newLineWriter(pw)
+	// Some messages are larger than the write buffer, to go through
+	// bufio's direct path between small ones.
+	payload := func(w, i int) string {
+		n := 10
+		if i%7 == 0 {
+			n = 40 << 10
+		}
+		return fmt.Sprintf("%d-%d-%s", w, i, strings.Repeat("x", n))
+	}
+	// Writers with short deadlines give up while queued; whatever the
+	// others wrote must still be flushed.
+	var mu sync.Mutex
+	sent := map[string]bool{}
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				ctx, cancel := context.Background(), context.CancelFunc(func() {})
+				if w%4 == 0 {
+					ctx, cancel = context.WithTimeout(ctx, time.Duration(i%3)*time.Microsecond)
+				}
+				p := payload(w, i)
+				err := lw.write(ctx, &jsonrpc.Message{Method: "m", Body: map[string]string{"p": p}})
+				cancel()
+				if err == nil {
+					mu.Lock()
+					sent[p] = true
+					mu.Unlock()
+				} else if !errors.Is(err, context.DeadlineExceeded) {
+					t.Errorf("write: %v", err)
+				}
+			}
+		})
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+
+	got := map[string]bool{}
+	lr := newLineReader(pr, jsonrpc.Limits{})
+	lines := make(chan *jsonrpc.Message)
+	go func() {
+		for {
+			m, err := lr.read()
+			if err != nil {
+				if err != io.EOF && err != io.ErrClosedPipe {
+					t.Errorf("read: %v", err)
+				}
+				close(lines)
+				return
+			}
+			lines <- m
+		}
+	}()
+	count := func() int { mu.Lock(); defer mu.Unlock(); return len(sent) }
+	timeout := time.After(10 * time.Second)
+	for finished := false; !finished || len(got) < count(); {
+		select {
+		case m, ok := <-lines:
+			if !ok {
+				t.Fatal("reading stopped")
+			}
+			var p struct {
+				P string `json:"p"`
+			}
+			if err := json.Unmarshal(m.Params, &p); err != nil || m.Method != "m" {
+				t.Fatalf("mangled message: %v", err)
+			}
+			if got[p.P] {
+				t.Fatalf("%.10s received twice", p.P)
+			}
+			got[p.P] = true
+		case <-done:
+			finished, done = true, nil
+		case <-timeout:
+			t.Fatalf("received %d of %d messages: a line was left unflushed", len(got), count())
+		}
+	}
+	pw.Close()
+	for p := range sent {
+		if !got[p] {
+			t.Errorf("%.10s sent but not received", p)
+		}
+	}
+}
+
+func TestLineWriterOneLine(t *testing.T) {
+	var b strings.Builder
+	lw := newLineWriter(&b)
+	m := &jsonrpc.Message{ID: jsonrpc.Int64ID(1), Result: jsontext.Value("{\n  \"a\": \"x\\ny\"\r\n}")}
+	if err := lw.write(context.Background(), m); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"jsonrpc":"2.0","id":1,"result":{   "a": "x\ny"` + "\r " + "}}\n"
+	if b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}
+
+type failWriter struct{ n int }
+
+func (w *failWriter) Write(p []byte) (int, error) {
+	w.n++
+	return 0, errors.New("disk on fire")
+}
+
+func TestLineWriterStickyError(t *testing.T) {
+	fw := &failWriter{}
+	lw := newLineWriter(fw)
+	for i := range 3 {
+		err := lw.write(context.Background(), &jsonrpc.Message{Method: "m"})
+		if err == nil || !strings.Contains(err.Error(), "disk on fire") {
+			t.Fatalf("write %d: %v", i, err)
+		}
+	}
+	if fw.n != 1 {
+		t.Errorf("underlying writer called %d times after failing", fw.n)
+	}
+}
+
+func TestLineWriterQueuedWriterHonoursContext(t *testing.T) {
+	pr, pw := io.Pipe()
+	lw := newLineWriter(pw)
+	first := make(chan error)
+	go func() { first <- lw.write(context.Background(), &jsonrpc.Message{Method: "first"}) }()
+	// The first write is stuck in the pipe until it is read; wait until
+	// it holds the lock.
+	for len(lw.lock) == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if err := lw.write(ctx, &jsonrpc.Message{Method: "second"}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("queued write: %v, want deadline exceeded", err)
+	}
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil || !strings.Contains(line, "first") {
+		t.Errorf("read %q, %v", line, err)
+	}
+	if err := <-first; err != nil {
+		t.Errorf("first write: %v", err)
+	}
+	lw.close(ErrClosed)
+	if err := lw.write(context.Background(), &jsonrpc.Message{Method: "m"}); err != ErrClosed {
+		t.Errorf("write after close: %v", err)
+	}
+}
+
+// A writer that leaves its line buffered for the one queued behind it
+// must not strand it when that one gives up.
+func TestLineWriterGiveUpFlushes(t *testing.T) {
+	t.Run("waiter gives up after the holder left", func(t *testing.T) {
+		var out strings.Builder
+		lw := newLineWriter(&out)
+		lw.waiting.Add(1) // someone is queued: the write below leaves its line buffered
+		if err := lw.write(context.Background(), &jsonrpc.Message{Method: "a"}); err != nil {
+			t.Fatal(err)
+		}
+		if out.Len() != 0 {
+			t.Fatalf("flushed %q with a writer queued", out.String())
+		}
+		lw.waiting.Add(-1) // ... who gives up
+		lw.flushIfIdle()
+		if !strings.Contains(out.String(), `"a"`) {
+			t.Errorf("line stranded in the buffer")
+		}
+	})
+	t.Run("waiter gives up while the holder is still there", func(t *testing.T) {
+		var out strings.Builder
+		lw := newLineWriter(&out)
+		lw.lock <- struct{}{} // the test holds the lock, having seen a writer queued
+		lw.bw.WriteString("line a\n")
+		lw.dirty.Store(true)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
+		defer cancel()
+		if err := lw.write(ctx, &jsonrpc.Message{Method: "b"}); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("queued write: %v", err)
+		}
+		<-lw.lock
+		lw.flushIfIdle() // as writeLine does on its way out
+		if out.String() != "line a\n" {
+			t.Errorf("got %q, want the holder's line flushed", out.String())
+		}
+	})
+}
