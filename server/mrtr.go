@@ -35,8 +35,9 @@ var ErrClientUnsupported = errors.New("the client does not support")
 type mrtr struct {
 	server    *Server
 	method    string
-	subject   string // tool or prompt name, or resource URI
-	digest    string // of the arguments, so that state cannot move to another call
+	subject   string         // tool or prompt name, or resource URI
+	args      jsontext.Value // the request's arguments
+	digest    string         // of args, so that state cannot move to another call; set once needed
 	responses map[string]jsontext.Value
 	needed    map[string]protocol.InputRequest
 	seq       int
@@ -76,6 +77,12 @@ type sealedState struct {
 // inputRequired builds the interim result that asks the client the open
 // questions.
 func (m *mrtr) inputRequired() (*protocol.InputRequiredResult, error) {
+	if m.digest == "" {
+		// A first round, which had no state to check: the state it seals
+		// must still name the arguments, or the retry (whose digest is
+		// computed) would be refused as belonging to another request.
+		m.digest = argsDigest(m.args)
+	}
 	st := sealedState{Version: 1, Method: m.method, Subject: m.subject, Digest: m.digest,
 		Expires: time.Now().Add(m.server.opts.RequestStateTTL).UnixMilli(), Responses: m.responses}
 	payload, err := json.Marshal(&st)
@@ -120,7 +127,7 @@ func (s *Server) unseal(state string) ([]byte, error) {
 // attacker-controlled input ... and MUST reject state that fails
 // verification."
 func (s *Server) newMRTR(method, subject string, args jsontext.Value, p *protocol.MRTRParams) (*mrtr, error) {
-	m := &mrtr{server: s, method: method, subject: subject}
+	m := &mrtr{server: s, method: method, subject: subject, args: args}
 	if p.RequestState == "" && len(p.InputResponses) == 0 {
 		return m, nil // the digest is only needed once a question is asked
 	}
@@ -153,6 +160,8 @@ func (s *Server) newMRTR(method, subject string, args jsontext.Value, p *protoco
 
 // argsDigest identifies a request's arguments independently of how the
 // client formats them (member order, spacing).
+// Absent, null and empty arguments are the same request: some clients
+// (the official Go SDK) send {} where others send nothing.
 func argsDigest(args jsontext.Value) string {
 	if len(args) == 0 {
 		return ""
@@ -160,6 +169,9 @@ func argsDigest(args jsontext.Value) string {
 	var v any
 	if err := json.Unmarshal(args, &v); err != nil {
 		return "invalid"
+	}
+	if obj, ok := v.(map[string]any); v == nil || ok && len(obj) == 0 {
+		return ""
 	}
 	canon, _ := json.Marshal(v, json.Deterministic(true))
 	sum := sha256.Sum256(canon)
