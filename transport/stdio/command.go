@@ -176,3 +176,13 @@ func closeAll(files []*os.File) {
 		f.Close()
 	}
 }
+
+// Open is [Command.Connect] returning the stream as a [jsonrpc.Stream], so
+// that a Command is a client transport (client.Transport).
+func (c *Command) Open(ctx context.Context) (jsonrpc.Stream, error) {
+	s, err := c.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
