@@ -21,6 +21,13 @@ import (
 // [jsontext.Value]) or error is sent back; an error that is not an *[Error]
 // is sent as an internal error. For a notification the return values are
 // ignored.
+//
+// Requests are handled concurrently, each with a context that is cancelled
+// when the peer cancels the request or the connection closes.
+// Notifications are handled one at a time, in the order they arrived, on
+// the goroutine that reads the connection: a notification handler must
+// return promptly, and must not wait for the peer (with [Conn.Call]) nor
+// call [Conn.Close], as both wait for that goroutine, which is its own.
 type Handler interface {
 	Handle(ctx context.Context, m *Message) (result any, err error)
 }

@@ -518,6 +518,10 @@ func TestAppendMessageGolden(t *testing.T) {
 		{"error", Message{ID: Int64ID(1), Error: &Error{Code: CodeMethodNotFound, Message: "method not found: x"}}, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"method not found: x"}}`},
 		{"error data", Message{ID: StringID("1"), Error: &Error{Code: 42, Message: "", Data: []byte(`{"a":[1]}`)}}, `{"jsonrpc":"2.0","id":"1","error":{"code":42,"message":"","data":{"a":[1]}}}`},
 		{"error null id", Message{Error: &Error{Code: CodeParseError, Message: "bad"}}, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"bad"}}`},
+		// Invalid UTF-8 (say, a file name in an error's text) is replaced,
+		// never sent as is.
+		{"error invalid UTF-8", Message{ID: Int64ID(1), Error: &Error{Code: 1, Message: "file \xff"}}, `{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"file ` + "\ufffd" + `"}}`},
+		{"method invalid UTF-8", Message{ID: StringID("\xfe"), Method: "a\xffb"}, `{"jsonrpc":"2.0","id":"` + "\ufffd" + `","method":"a` + "\ufffd" + `b"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := AppendMessage([]byte("prefix"), &tc.m)

@@ -123,24 +123,24 @@ func goroutines() []goroutine {
 // testing package rather than to the code under test: whether the
 // function it started in, or the one that started it, is theirs.
 func ignored(stack string) bool {
-	lines := strings.Split(stack, "\n")
 	entry := ""
-	for i, l := range lines[1:] {
-		if strings.HasPrefix(l, "created by ") {
-			if system(strings.TrimPrefix(l, "created by ")) {
-				return true
-			}
-			break
-		}
-		if i%2 == 0 && !strings.HasPrefix(l, "\t") {
-			entry = l // frames alternate: function, then "\tfile:line"
+	for _, l := range strings.Split(stack, "\n")[1:] {
+		switch {
+		case strings.HasPrefix(l, "\t"):
+			// "\tfile:line": the frame's position
+		case strings.HasPrefix(l, "created by "):
+			return system(strings.TrimPrefix(l, "created by ")) || system(entry)
+		case strings.HasPrefix(l, "runtime.goexit("):
+			// the bottom frame of every goroutine, shown in some builds
+		default:
+			entry = l
 		}
 	}
 	return system(entry)
 }
 
 func system(fn string) bool {
-	for _, p := range []string{"testing.", "runtime.", "runtime/", "os/signal."} {
+	for _, p := range []string{"testing.", "testing/", "runtime.", "runtime/", "os/signal."} {
 		if strings.HasPrefix(fn, p) {
 			return true
 		}

@@ -83,6 +83,8 @@ func TestIgnored(t *testing.T) {
 		{"goroutine 7 [chan receive]:\ntesting.(*T).Run(0xc, {0x1, 0x2}, 0x3)\n\t/go/src/testing/testing.go:1\nmain.TestX(0x1)\n\t/x_test.go:3\ntesting.tRunner(0x1, 0x2)\n\t/go/src/testing/testing.go:2\ncreated by testing.(*T).Run in goroutine 1\n\t/go/src/testing/testing.go:3", true},
 		{"goroutine 8 [select]:\nexample.com/p.(*Conn).read(0x1)\n\t/p/conn.go:10\ncreated by example.com/p.NewConn in goroutine 7\n\t/p/conn.go:5", false},
 		{"goroutine 9 [runnable]:\nexample.com/p.f()\n\t/p/f.go:1\ntesting.tRunner(0x1, 0x2)\n\t/go/src/testing/testing.go:2\ncreated by example.com/p.g in goroutine 7\n\t/p/f.go:5", true},
+		{"goroutine 8 [runnable]:\nexample.com/p.TestX.gowrap1()\n\t/p/x_test.go:11\nruntime.goexit({})\n\t/go/src/runtime/asm_amd64.s:1771 +0x1\ncreated by example.com/p.TestX in goroutine 7\n\t/p/x_test.go:11 +0xda", false},
+		{"goroutine 11 [select]:\nexample.com/p.f()\n\t/p/f.go:1\nruntime.goexit({})\n\t/go/src/runtime/asm_amd64.s:1771 +0x1", false},
 		{"goroutine 10 [syscall]:\nos/signal.signal_recv()\n\t/go/src/runtime/sigqueue.go:1\nos/signal.loop()\n\t/go/src/os/signal/signal_unix.go:2\ncreated by os/signal.Notify.func1.1 in goroutine 1\n\t/x:1", true},
 	} {
 		if got := ignored(tc.stack); got != tc.want {
