@@ -79,6 +79,47 @@ func parseDecimal(tok []byte, buf []byte) (d decimal, _ []byte) {
 	return d, buf
 }
 
+// int64 returns d as an int64 when it is an integer of at most 18 digits.
+func (d decimal) int64() (int64, bool) {
+	if !d.isInteger() || d.exp > 18 {
+		return 0, false
+	}
+	var v int64
+	for k := 0; k < d.exp; k++ {
+		v *= 10
+		if k < len(d.digits) {
+			v += int64(d.digits[k] - '0')
+		}
+	}
+	if d.neg {
+		v = -v
+	}
+	return v, true
+}
+
+// plainInt parses a number token that is an integer of at most 18 digits
+// without fraction or exponent.
+func plainInt(tok []byte) (int64, bool) {
+	neg := tok[0] == '-'
+	if neg {
+		tok = tok[1:]
+	}
+	if len(tok) > 18 {
+		return 0, false
+	}
+	var v int64
+	for _, c := range tok {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
+}
+
 // decimalOf returns the exact value of the shortest decimal form of f,
 // which is how f appears in a marshalled schema.
 func decimalOf(f float64) decimal {

@@ -24,7 +24,27 @@
 // of JSON Schema drafts 4, 6, 7, 2019-09 and 2020-12. Both engines report
 // failures as a [*ValidationError] whose [Problem] messages are written to
 // be read by a language model: they name the argument, the rule and the
-// offending value.
+// offending value. [Validator.Engine] tells which engine a schema got.
+//
+// The fast subset, for 2020-12 and draft-07 schemas: type, enum, const,
+// minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf,
+// minLength, maxLength, pattern, items, prefixItems (2020-12), minItems,
+// maxItems, uniqueItems, properties, required, additionalProperties,
+// minProperties, maxProperties, boolean schemas, "$ref" to "#",
+// "#/$defs/name" or "#/definitions/name", "anyOf": [X, {"type": "null"}],
+// and annotations (title, description, default, examples, deprecated,
+// readOnly, writeOnly, contentEncoding, contentMediaType, $comment, and
+// format, which 2020-12 makes an annotation; draft-07 schemas using format
+// go to the general engine, which asserts it as draft-07 asks). Keywords
+// unknown to the dialect are ignored by both engines.
+//
+// Numbers are compared exactly (as decimals, not float64), string lengths
+// are counted in Unicode code points, and regular expressions use Go's
+// regexp syntax (RE2) in both engines. Instances must be strict JSON: one
+// value, valid UTF-8, no lone surrogate escapes, no duplicate member names.
+// Numbers with an exponent beyond ±1000 (such as 1e999999) are rejected,
+// as computing with them exactly is unreasonably costly and no Go number
+// holds them.
 //
 // # Dialects and references
 //

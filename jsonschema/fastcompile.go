@@ -51,6 +51,10 @@ type node struct {
 	// Numbers.
 	minimum, maximum, exclMinimum, exclMaximum, multipleOf *decimal
 	hasNumeric                                             bool
+	// The same bounds as int64, when they all are small integers: then
+	// small integer instances are checked without decimal arithmetic.
+	intBounds                                      bool
+	minInt, maxInt, exclMinInt, exclMaxInt, mulInt int64
 
 	// Strings.
 	minLength, maxLength int // -1 when absent
@@ -153,6 +157,8 @@ func (c *fastCompiler) compile(s *Schema, isRoot bool) (*node, error) {
 		return nil, notSimple("object keywords")
 	case s.UnevaluatedItems != nil || s.Contains != nil || s.MinContains != nil || s.MaxContains != nil:
 		return nil, notSimple("array keywords")
+	case s.inexact:
+		return nil, notSimple("numeric keyword beyond float64 precision")
 	case !isRoot && (s.ID != "" || s.Schema != ""):
 		return nil, notSimple("nested $id or $schema")
 	}
@@ -262,6 +268,21 @@ func (c *fastCompiler) compile(s *Schema, isRoot bool) (*node, error) {
 	}
 	if n.multipleOf != nil && (n.multipleOf.neg || n.multipleOf.isZero()) {
 		return nil, fmt.Errorf("multipleOf must be greater than 0")
+	}
+	n.intBounds = true
+	for _, b := range []struct {
+		d   *decimal
+		dst *int64
+	}{{n.minimum, &n.minInt}, {n.maximum, &n.maxInt}, {n.exclMinimum, &n.exclMinInt}, {n.exclMaximum, &n.exclMaxInt}, {n.multipleOf, &n.mulInt}} {
+		if b.d == nil {
+			continue
+		}
+		v, ok := b.d.int64()
+		if !ok {
+			n.intBounds = false
+			break
+		}
+		*b.dst = v
 	}
 
 	// Strings.

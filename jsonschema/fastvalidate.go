@@ -166,6 +166,9 @@ func (st *state) checkType(n *node, t uint8, start, end int) bool {
 		return true
 	}
 	if t == tNumber && n.types&tInteger != 0 {
+		if _, ok := plainInt(st.data[start:end]); ok {
+			return true
+		}
 		d, digits := parseDecimal(st.data[start:end], st.digits)
 		st.digits = digits
 		if d.isInteger() {
@@ -262,6 +265,15 @@ func (st *state) number(n *node, i int) (int, *syntaxError) {
 	}
 	if !st.checkType(n, tNumber, i, end) || !n.hasNumeric {
 		return end, nil
+	}
+	if n.intBounds {
+		if v, ok := plainInt(st.data[i:end]); ok {
+			if (n.minimum == nil || v >= n.minInt) && (n.maximum == nil || v <= n.maxInt) &&
+				(n.exclMinimum == nil || v > n.exclMinInt) && (n.exclMaximum == nil || v < n.exclMaxInt) &&
+				(n.multipleOf == nil || v%n.mulInt == 0) {
+				return end, nil
+			}
+		}
 	}
 	d, digits := parseDecimal(st.data[i:end], st.digits)
 	st.digits = digits

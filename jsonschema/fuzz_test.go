@@ -80,3 +80,35 @@ func FuzzValidate(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCrossCheck validates instances against the schemas of the shared
+// validation table with both engines, which must agree on valid JSON.
+func FuzzCrossCheck(f *testing.F) {
+	var validators []*Validator
+	for _, tc := range validationCases {
+		v, err := CompileJSON([]byte(tc.schema))
+		if err != nil {
+			f.Fatal(err)
+		}
+		if v.Engine() == "fast" {
+			validators = append(validators, v)
+		}
+	}
+	for i, tc := range validationCases {
+		f.Add(uint16(i), []byte(tc.instance))
+	}
+	f.Fuzz(func(t *testing.T, pick uint16, data []byte) {
+		v := validators[int(pick)%len(validators)]
+		fastErr := v.Validate(data)
+		generalErr := validateGeneral(v.general, data)
+		if !jsontext.Value(data).IsValid() {
+			if fastErr == nil || generalErr == nil {
+				t.Fatalf("invalid JSON %q accepted: fast %v, santhosh %v", data, fastErr, generalErr)
+			}
+			return
+		}
+		if (fastErr == nil) != (generalErr == nil) {
+			t.Fatalf("engines disagree on %q:\nfast: %v\nsanthosh: %v", data, fastErr, generalErr)
+		}
+	})
+}

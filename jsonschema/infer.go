@@ -57,9 +57,9 @@ var inferCache sync.Map // cacheKey → cacheEntry
 
 // Infer returns the JSON Schema (2020-12, without "$schema") of Go type t,
 // describing the JSON that json v2 marshals from t and unmarshals into t.
-// A pointer type has the schema of its element. Results for options
-// without TypeSchemas are cached per type; every call returns a fresh copy
-// that the caller may modify.
+// If t is a pointer type, the schema is that of its element. Results for
+// options without TypeSchemas are cached per type; every call returns a
+// fresh copy that the caller may modify.
 //
 // # Types
 //
@@ -80,7 +80,8 @@ var inferCache sync.Map // cacheKey → cacheEntry
 //   - time.Time: "string" with "format": "date-time" (or "date" for the
 //     json v2 field option format:DateOnly, "number" for format:unix and
 //     the like); time.Duration: "string", or "number" with a numeric json
-//     format option.
+//     format option. (json v2 honours format options only with
+//     json.ExperimentalSupportFormatTag.)
 //   - Types with a JSONSchema method ([Schemer]): its result. Other types
 //     with their own JSON marshalling methods: {} (any value), or "string"
 //     for encoding.TextMarshaler.

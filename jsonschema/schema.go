@@ -5,6 +5,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -115,6 +116,9 @@ type Schema struct {
 
 	// boolean is boolTrue or boolFalse for the boolean schemas.
 	boolean uint8
+	// inexact is set by unmarshalling when a numeric keyword lost
+	// precision in its float64 field.
+	inexact bool
 }
 
 const (
@@ -419,6 +423,13 @@ func (s *Schema) unmarshalKeyword(dec *jsontext.Decoder, name string) error {
 		return nil
 	}
 	dst.Set(tmp.Elem())
+	if f, ok := tmp.Interface().(**float64); ok && *f != nil && v.Kind() == '0' {
+		// A number that float64 cannot hold exactly, such as
+		// 9007199254740993: the fast validator would see another bound.
+		if string(canonical(v)) != string(canonical(strconv.AppendFloat(nil, **f, 'g', -1, 64))) {
+			s.inexact = true
+		}
+	}
 	return nil
 }
 
