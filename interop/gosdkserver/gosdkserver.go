@@ -79,6 +79,8 @@ type empty struct{}
 func New() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "go-sdk: everything", Version: "1.8.0-interop"}, &mcp.ServerOptions{
 		Instructions: "go-sdk interop server",
+		// Small pages, so that clients must follow cursors.
+		PageSize: 3,
 		CompletionHandler: func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 			var values []string
 			switch {
