@@ -473,7 +473,7 @@ func structFields(t reflect.Type) ([]field, *field, error) {
 			f.fallback = false
 			if embed {
 				switch {
-				case ft.Kind() == reflect.Struct && ft != timeType && !implements(ft, schemerType):
+				case ft.Kind() == reflect.Struct:
 					if !seen[ft] {
 						seen[ft] = true
 						queue = append(queue, entry{ft, f.index})
