@@ -1187,3 +1187,23 @@ func first[T any](t *testing.T, params []byte) T {
 	}
 	return v[0]
 }
+
+func TestWithIDHook(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		client, peer := withPeer(t, nil)
+		var hooked ID
+		ctx := WithIDHook(context.Background(), func(id ID) {
+			// Called before the request is sent.
+			if p := peer.pending(); len(p) != 0 {
+				t.Errorf("request sent before the hook: %q", p)
+			}
+			hooked = id
+		})
+		go client.Call(ctx, "subscriptions/listen", nil)
+		req := peer.recvMsg()
+		if !hooked.IsValid() || hooked != req.ID {
+			t.Errorf("hook saw id %v, request has %v", hooked, req.ID)
+		}
+		peer.send(`{"jsonrpc":"2.0","id":` + req.ID.String() + `,"result":{}}`)
+	})
+}

@@ -142,6 +142,7 @@ func compareMessages(a, b *Message) string {
 // surrogates read as U+FFFD).
 func hasDuplicateNames(data []byte) bool {
 	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber() // a number too large for float64 is not an error
 	type frame struct {
 		object  bool
 		names   map[string]bool
