@@ -72,10 +72,12 @@ var ferryClientEras = []struct {
 
 // ferryClientRec is what the ferry client's callbacks saw.
 type ferryClientRec struct {
-	logs     recorder[*protocol.LoggingMessageParams]
-	updated  recorder[string]
-	elicit   recorder[string]
-	sampling recorder[string]
+	logs     gosdkRecorder[*protocol.LoggingMessageParams]
+	updated  gosdkRecorder[string]
+	elicit   gosdkRecorder[string]
+	sampling gosdkRecorder[string]
+	progress gosdkRecorder[protocol.ProgressParams]
+	changed  gosdkRecorder[string]
 }
 
 func ferryClientOptions(pin string, rec *ferryClientRec) *client.Options {
@@ -103,6 +105,8 @@ func ferryClientOptions(pin string, rec *ferryClientRec) *client.Options {
 		},
 		OnLog:             func(p *protocol.LoggingMessageParams) { rec.logs.add(p) },
 		OnResourceUpdated: func(uri string) { rec.updated.add(uri) },
+		OnProgress:        func(p *protocol.ProgressParams) { rec.progress.add(*p) },
+		OnListChanged:     func(method string) { rec.changed.add(method) },
 	}
 }
 
@@ -119,6 +123,7 @@ func TestGoSDKServerFerryClientStdio(t *testing.T) {
 			}
 			defer c.Close()
 			exerciseGoSDKServer(t, ctx, c, rec, era.want)
+			exerciseGoSDKServerChanges(t, ctx, c, rec)
 		})
 	}
 }
@@ -128,7 +133,7 @@ func TestGoSDKServerFerryClientInProcess(t *testing.T) {
 		t.Run(era.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			clientR, clientW, serverR, serverW := osPipes(t)
+			clientR, clientW, serverR, serverW := gosdkPipes(t)
 			ss, err := gosdkserver.New().Connect(ctx, &mcp.IOTransport{Reader: serverR, Writer: serverW}, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -142,6 +147,7 @@ func TestGoSDKServerFerryClientInProcess(t *testing.T) {
 			}
 			defer c.Close()
 			exerciseGoSDKServer(t, ctx, c, rec, era.want)
+			exerciseGoSDKServerChanges(t, ctx, c, rec)
 		})
 	}
 }
@@ -192,7 +198,7 @@ func exerciseGoSDKServer(t *testing.T, ctx context.Context, c *client.Client, re
 			names = append(names, tool.Name)
 			byName[tool.Name] = tool
 		}
-		wantNames := []string{"add", "ask_name", "countdown", "echo", "fail", "log", "roots", "summarize", "touch", "weather"}
+		wantNames := []string{"add", "ask_name", "countdown", "echo", "fail", "log", "roots", "set_late", "summarize", "touch", "weather"}
 		if !slices.Equal(names, wantNames) {
 			t.Fatalf("tools = %v, want %v (in go-sdk's order, by name)", names, wantNames)
 		}
@@ -234,8 +240,8 @@ func exerciseGoSDKServer(t *testing.T, ctx context.Context, c *client.Client, re
 		}
 		// Structured output exists since 2025-06-18; go-sdk sends it in
 		// every revision.
-		assertJSON(t, "add structured", add.StructuredContent, `{"sum":42}`)
-		assertJSON(t, "weather structured", weather.StructuredContent,
+		gosdkAssertJSON(t, "add structured", add.StructuredContent, `{"sum":42}`)
+		gosdkAssertJSON(t, "weather structured", weather.StructuredContent,
 			`{"city":"Oslo","temperature":64.4,"unit":"fahrenheit","conditions":"cloudy"}`)
 		var out gosdkserver.WeatherOut
 		if err := json.Unmarshal(weather.StructuredContent, &out); err != nil || out.Temperature != 64.4 {
@@ -257,7 +263,7 @@ func exerciseGoSDKServer(t *testing.T, ctx context.Context, c *client.Client, re
 	})
 
 	t.Run("progress", func(t *testing.T) {
-		var seen recorder[protocol.ProgressParams]
+		var seen gosdkRecorder[protocol.ProgressParams]
 		pctx := client.WithProgress(ctx, func(p *protocol.ProgressParams) { seen.add(*p) })
 		res, err := c.Call(pctx, "countdown", map[string]int{"steps": 4})
 		if err != nil {
@@ -266,19 +272,22 @@ func exerciseGoSDKServer(t *testing.T, ctx context.Context, c *client.Client, re
 		if got := ferryText(t, res); got != "counted down 4 steps" {
 			t.Errorf("countdown = %q", got)
 		}
-		waitFor(t, 5*time.Second, "4 progress notifications", func() bool { return seen.len() >= 4 })
+		gosdkWaitFor(t, 5*time.Second, "4 progress notifications", func() bool { return seen.len() >= 4 })
 		for i, p := range seen.all() {
 			if p.Progress != float64(i+1) || p.Total != 4 || p.Message != fmt.Sprintf("step %d of 4", i+1) || len(p.ProgressToken) == 0 {
 				t.Errorf("progress %d = %+v", i, p)
 			}
 		}
-		// Without WithProgress no token is sent, and go-sdk reports none.
+		// Options.OnProgress sees the progress of every call, those
+		// without WithProgress too.
 		seen.reset()
+		rec.progress.reset()
 		if _, err := c.Call(ctx, "countdown", map[string]int{"steps": 2}); err != nil {
 			t.Fatal(err)
 		}
-		if seen.len() != 0 {
-			t.Errorf("progress without a token: %v", seen.all())
+		gosdkWaitFor(t, 5*time.Second, "2 progress notifications", func() bool { return rec.progress.len() >= 2 })
+		if seen.len() != 0 || rec.progress.len() != 2 {
+			t.Errorf("progress: %v for WithProgress, %v for OnProgress", seen.all(), rec.progress.all())
 		}
 	})
 
@@ -396,7 +405,7 @@ func exerciseGoSDKServer(t *testing.T, ctx context.Context, c *client.Client, re
 				t.Fatalf("log = %+v", res)
 			}
 		}
-		waitFor(t, 5*time.Second, "the warning log message", func() bool { return rec.logs.len() >= 1 })
+		gosdkWaitFor(t, 5*time.Second, "the warning log message", func() bool { return rec.logs.len() >= 1 })
 		logs := rec.logs.all()
 		if len(logs) != 1 || logs[0].Level != protocol.LevelWarning || logs[0].Logger != "gosdk" || logs[0].Data != "from ferry" {
 			t.Errorf("log messages = %+v", logs)
@@ -409,7 +418,7 @@ func exerciseGoSDKServer(t *testing.T, ctx context.Context, c *client.Client, re
 		rec.logs.reset()
 		call(t, "log", map[string]string{"level": "warning", "message": "now below the level"})
 		call(t, "log", map[string]string{"level": "error", "message": "an error"})
-		waitFor(t, 5*time.Second, "the error log message", func() bool { return rec.logs.len() >= 1 })
+		gosdkWaitFor(t, 5*time.Second, "the error log message", func() bool { return rec.logs.len() >= 1 })
 		if logs := rec.logs.all(); len(logs) != 1 || logs[0].Level != protocol.LevelError || logs[0].Data != "an error" {
 			t.Errorf("log messages = %+v", logs)
 		}
@@ -426,7 +435,7 @@ func exerciseGoSDKServer(t *testing.T, ctx context.Context, c *client.Client, re
 		if res := call(t, "touch", nil); ferryText(t, res) != "touched" {
 			t.Fatalf("touch = %+v", res)
 		}
-		waitFor(t, 5*time.Second, "notifications/resources/updated", func() bool { return rec.updated.len() >= 1 })
+		gosdkWaitFor(t, 5*time.Second, "notifications/resources/updated", func() bool { return rec.updated.len() >= 1 })
 		if got := rec.updated.all(); !slices.Equal(got, []string{gosdkserver.InfoURI}) {
 			t.Errorf("updated = %v", got)
 		}
@@ -442,7 +451,7 @@ func exerciseGoSDKServer(t *testing.T, ctx context.Context, c *client.Client, re
 			// The listen stream is ended by notifications/cancelled, which
 			// the server handles on its own schedule: ask again until the
 			// server no longer sends it.
-			waitFor(t, 5*time.Second, "the end of the subscription", func() bool {
+			gosdkWaitFor(t, 5*time.Second, "the end of the subscription", func() bool {
 				rec.updated.reset()
 				call(t, "touch", nil)
 				return rec.updated.len() == 0
@@ -451,6 +460,89 @@ func exerciseGoSDKServer(t *testing.T, ctx context.Context, c *client.Client, re
 			t.Errorf("updated after unsubscribing = %v", got)
 		}
 	})
+}
+
+// exerciseGoSDKServerChanges checks cancellation and list changes, which
+// exerciseGoSDKServer leaves to it.
+func exerciseGoSDKServerChanges(t *testing.T, ctx context.Context, c *client.Client, rec *ferryClientRec) {
+	t.Run("cancellation", func(t *testing.T) {
+		// ferry sends notifications/cancelled for a call its caller
+		// abandons; the go-sdk cancels the handler, whose progress stops.
+		rec.progress.reset()
+		var seen gosdkRecorder[protocol.ProgressParams]
+		cctx, ccancel := context.WithTimeout(client.WithProgress(ctx, func(p *protocol.ProgressParams) { seen.add(*p) }), 300*time.Millisecond)
+		_, err := c.Call(cctx, "countdown", map[string]int{"steps": 100, "delayMs": 50})
+		ccancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("abandoned call: err = %v, want a deadline error", err)
+		}
+		if n := gosdkWaitStable(t, rec.progress.len); n == 0 || n >= 100 {
+			t.Errorf("%d progress notifications, want the countdown stopped part way", n)
+		}
+		if seen.len() == 0 || seen.len() > rec.progress.len() {
+			t.Errorf("WithProgress saw %d notifications, OnProgress %d", seen.len(), rec.progress.len())
+		}
+		if got := ferryText(t, gosdkFerryCall(t, c, "echo", map[string]string{"message": "still here"})); got != "still here" {
+			t.Errorf("echo after cancelling = %q", got)
+		}
+	})
+
+	t.Run("list_changed", func(t *testing.T) {
+		// Legacy: the go-sdk notifies every session. Modern: only the
+		// subscriptions/listen streams that asked for it.
+		rec.changed.reset()
+		var sub *client.Subscription
+		if c.Modern() {
+			var err error
+			sub, err = c.Listen(ctx, protocol.SubscriptionFilter{ToolsListChanged: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sub.Close()
+			if !sub.Acknowledged.ToolsListChanged {
+				t.Errorf("acknowledged filter = %+v", sub.Acknowledged)
+			}
+		}
+		if got := ferryText(t, gosdkFerryCall(t, c, "set_late", map[string]bool{"present": true})); got != "added" {
+			t.Fatalf("set_late = %q", got)
+		}
+		const changed = "notifications/tools/list_changed"
+		gosdkWaitFor(t, 5*time.Second, changed, func() bool { return slices.Contains(rec.changed.all(), changed) })
+		tools, err := client.Collect(c.Tools(ctx))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(tools, func(tool protocol.Tool) bool { return tool.Name == gosdkserver.LateTool }) {
+			t.Errorf("%d tools after the change, without %s", len(tools), gosdkserver.LateTool)
+		}
+		if got := ferryText(t, gosdkFerryCall(t, c, gosdkserver.LateTool, nil)); got != "late" {
+			t.Errorf("late = %q", got)
+		}
+		if sub != nil {
+			select {
+			case m := <-sub.Events():
+				if m.Method != changed {
+					t.Errorf("subscription event %s, want %s", m.Method, changed)
+				}
+			case <-time.After(5 * time.Second):
+				t.Error("no event on the subscription")
+			}
+		}
+		rec.changed.reset()
+		if got := ferryText(t, gosdkFerryCall(t, c, "set_late", map[string]bool{"present": false})); got != "removed" {
+			t.Fatalf("set_late = %q", got)
+		}
+		gosdkWaitFor(t, 5*time.Second, changed+" after the removal", func() bool { return slices.Contains(rec.changed.all(), changed) })
+	})
+}
+
+func gosdkFerryCall(t *testing.T, c *client.Client, name string, args any) *protocol.CallToolResult {
+	t.Helper()
+	res, err := c.Call(context.Background(), name, args)
+	if err != nil {
+		t.Fatalf("tools/call %s: %v", name, err)
+	}
+	return res
 }
 
 // ferryText returns the only text content of a ferry tool result.

@@ -23,10 +23,10 @@ import (
 // goSDKVersion is the go-sdk release these tests pin (interop/go.mod).
 const goSDKVersion = "v1.8.0"
 
-// osPipes returns the two ends of a connection made of two os.Pipe pairs:
+// gosdkPipes returns the two ends of a connection made of two os.Pipe pairs:
 // what is written to clientW is read from serverR and the other way round.
 // Every descriptor is closed when the test ends.
-func osPipes(t *testing.T) (clientR, clientW, serverR, serverW *os.File) {
+func gosdkPipes(t *testing.T) (clientR, clientW, serverR, serverW *os.File) {
 	t.Helper()
 	serverR, clientW, err := os.Pipe()
 	if err != nil {
@@ -44,8 +44,8 @@ func osPipes(t *testing.T) (clientR, clientW, serverR, serverW *os.File) {
 	return clientR, clientW, serverR, serverW
 }
 
-// waitFor polls cond until it holds, failing the test after d.
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+// gosdkWaitFor polls cond until it holds, failing the test after d.
+func gosdkWaitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for !cond() {
@@ -56,31 +56,31 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 	}
 }
 
-// recorder collects what a peer's callbacks saw, safely across goroutines.
-type recorder[T any] struct {
+// gosdkRecorder collects what a peer's callbacks saw, safely across goroutines.
+type gosdkRecorder[T any] struct {
 	mu    sync.Mutex
 	items []T
 }
 
-func (r *recorder[T]) add(v T) {
+func (r *gosdkRecorder[T]) add(v T) {
 	r.mu.Lock()
 	r.items = append(r.items, v)
 	r.mu.Unlock()
 }
 
-func (r *recorder[T]) all() []T {
+func (r *gosdkRecorder[T]) all() []T {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]T(nil), r.items...)
 }
 
-func (r *recorder[T]) len() int {
+func (r *gosdkRecorder[T]) len() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return len(r.items)
 }
 
-func (r *recorder[T]) reset() {
+func (r *gosdkRecorder[T]) reset() {
 	r.mu.Lock()
 	r.items = nil
 	r.mu.Unlock()
@@ -111,10 +111,20 @@ func goSDKServerBinary(t *testing.T) string {
 	return bin
 }
 
-// newFerryEverything is ferry's in-process server for the go-sdk client:
-// the tools, resources, template, prompts and completers of
+// ferryFixture is ferry's in-process server for the go-sdk client, and
+// what its handlers saw.
+type ferryFixture struct {
+	srv *server.Server
+	// countdownCancelled receives the cause of every countdown the
+	// client cancelled.
+	countdownCancelled gosdkRecorder[error]
+}
+
+// newFerryEverything builds ferry's in-process server for the go-sdk
+// client: the tools, resources, template, prompts and completers of
 // examples/everything, with the same names and answers.
-func newFerryEverything() *server.Server {
+func newFerryEverything() *ferryFixture {
+	fx := &ferryFixture{}
 	s := server.New(protocol.Implementation{Name: "ferry-everything", Title: "ferry: everything", Version: "0.1.0"},
 		&server.Options{Instructions: "in-process mirror of examples/everything"})
 
@@ -163,7 +173,12 @@ func newFerryEverything() *server.Server {
 			for i := 1; i <= in.Steps; i++ {
 				req.Progress(ctx, float64(i), float64(in.Steps), fmt.Sprintf("step %d of %d", i, in.Steps))
 				if i < in.Steps && in.DelayMS > 0 {
-					time.Sleep(time.Duration(in.DelayMS) * time.Millisecond)
+					select {
+					case <-ctx.Done():
+						fx.countdownCancelled.add(context.Cause(ctx))
+						return "", context.Cause(ctx)
+					case <-time.After(time.Duration(in.DelayMS) * time.Millisecond):
+					}
 				}
 			}
 			return fmt.Sprintf("counted down %d steps", in.Steps), nil
@@ -255,7 +270,7 @@ func newFerryEverything() *server.Server {
 		})
 	s.SetCompleter(protocol.RefResource, "ferry://greeting/{name}",
 		func(ctx context.Context, req *server.Request, arg, value string, _ map[string]string) ([]string, error) {
-			return prefixed([]string{"alice", "bob", "carol", "dave"}, value), nil
+			return gosdkPrefixed([]string{"alice", "bob", "carol", "dave"}, value), nil
 		})
 
 	s.AddPrompt(&protocol.Prompt{Name: "simple", Description: "A prompt without arguments"},
@@ -283,16 +298,17 @@ func newFerryEverything() *server.Server {
 		func(ctx context.Context, req *server.Request, arg, value string, _ map[string]string) ([]string, error) {
 			switch arg {
 			case "language":
-				return prefixed([]string{"go", "python", "rust", "typescript", "java"}, value), nil
+				return gosdkPrefixed([]string{"go", "python", "rust", "typescript", "java"}, value), nil
 			case "style":
-				return prefixed([]string{"brief", "thorough"}, value), nil
+				return gosdkPrefixed([]string{"brief", "thorough"}, value), nil
 			}
 			return nil, nil
 		})
-	return s
+	fx.srv = s
+	return fx
 }
 
-func prefixed(values []string, prefix string) []string {
+func gosdkPrefixed(values []string, prefix string) []string {
 	var out []string
 	for _, v := range values {
 		if strings.HasPrefix(v, prefix) {

@@ -31,6 +31,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os/exec"
 	"slices"
@@ -65,12 +66,13 @@ var goSDKClientEras = []struct {
 
 // goSDKClientRec is what the go-sdk client's callbacks saw.
 type goSDKClientRec struct {
-	progress recorder[*mcp.ProgressNotificationParams]
-	logs     recorder[*mcp.LoggingMessageParams]
-	updated  recorder[string]
-	acks     recorder[string]
-	elicit   recorder[string]
-	sampling recorder[string]
+	progress gosdkRecorder[*mcp.ProgressNotificationParams]
+	logs     gosdkRecorder[*mcp.LoggingMessageParams]
+	updated  gosdkRecorder[string]
+	acks     gosdkRecorder[mcp.NotificationSubscriptions]
+	elicit   gosdkRecorder[string]
+	sampling gosdkRecorder[string]
+	changed  gosdkRecorder[string]
 }
 
 func newGoSDKClient(rec *goSDKClientRec) *mcp.Client {
@@ -99,14 +101,25 @@ func newGoSDKClient(rec *goSDKClientRec) *mcp.Client {
 		ResourceUpdatedHandler: func(ctx context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
 			rec.updated.add(req.Params.URI)
 		},
+		// With these set, a modern go-sdk session opens a
+		// subscriptions/listen stream for list changes when it connects.
+		ToolListChangedHandler: func(ctx context.Context, req *mcp.ToolListChangedRequest) {
+			rec.changed.add("tools")
+		},
+		PromptListChangedHandler: func(ctx context.Context, req *mcp.PromptListChangedRequest) {
+			rec.changed.add("prompts")
+		},
+		ResourceListChangedHandler: func(ctx context.Context, req *mcp.ResourceListChangedRequest) {
+			rec.changed.add("resources")
+		},
 	})
 	c.AddRoots(&mcp.Root{URI: "file:///work/project", Name: "project"})
 	// The SDK's own handler of notifications/subscriptions/acknowledged
 	// does nothing visible; a receiving middleware lets the test see it.
 	c.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method == "notifications/subscriptions/acknowledged" {
-				rec.acks.add(method)
+			if p, ok := req.GetParams().(*mcp.SubscriptionsAcknowledgedParams); ok && method == "notifications/subscriptions/acknowledged" {
+				rec.acks.add(p.Notifications)
 			}
 			return next(ctx, method, req)
 		}
@@ -139,9 +152,9 @@ func TestGoSDKClientFerryServerInProcess(t *testing.T) {
 		t.Run(era.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			clientR, clientW, serverR, serverW := osPipes(t)
-			srv := newFerryEverything()
-			conn := srv.Connect(ctx, stdio.NewServerStream(serverR, serverW, jsonrpc.Limits{}))
+			clientR, clientW, serverR, serverW := gosdkPipes(t)
+			fx := newFerryEverything()
+			conn := fx.srv.Connect(ctx, stdio.NewServerStream(serverR, serverW, jsonrpc.Limits{}))
 			defer func() {
 				conn.Close()
 				conn.Wait()
@@ -154,16 +167,16 @@ func TestGoSDKClientFerryServerInProcess(t *testing.T) {
 				t.Fatalf("connect: %v", err)
 			}
 			defer cs.Close()
-			exerciseFerryServer(t, ctx, cs, rec, era.want, srv)
+			exerciseFerryServer(t, ctx, cs, rec, era.want, fx)
 		})
 	}
 }
 
 // exerciseFerryServer runs every feature of ferry's everything server
 // through the go-sdk client session cs, which must have negotiated want.
-// srv, when not nil, is the in-process server, used to send a resource
-// update to the subscription.
-func exerciseFerryServer(t *testing.T, ctx context.Context, cs *mcp.ClientSession, rec *goSDKClientRec, want string, srv *server.Server) {
+// fx, when not nil, is the in-process server: the test changes its lists,
+// sends resource updates and sees its handlers' cancellation.
+func exerciseFerryServer(t *testing.T, ctx context.Context, cs *mcp.ClientSession, rec *goSDKClientRec, want string, fx *ferryFixture) {
 	modern := protocol.IsModern(want)
 	structured := protocol.AtLeast(want, protocol.Version20250618)
 
@@ -176,6 +189,11 @@ func exerciseFerryServer(t *testing.T, ctx context.Context, cs *mcp.ClientSessio
 	}
 	if ir.Capabilities == nil || ir.Capabilities.Tools == nil || ir.Capabilities.Resources == nil || ir.Capabilities.Prompts == nil {
 		t.Errorf("capabilities = %+v, want tools, resources and prompts", ir.Capabilities)
+	}
+	// ping is gone in 2026-07-28, but go-sdk v1.8.0 still sends it (without
+	// _meta) on a modern session; ferry answers it in every era.
+	if err := cs.Ping(ctx, nil); err != nil {
+		t.Errorf("ping: %v", err)
 	}
 
 	// meta is the _meta of calls that want log messages: the modern era
@@ -219,11 +237,11 @@ func exerciseFerryServer(t *testing.T, ctx context.Context, cs *mcp.ClientSessio
 		}
 		add := goSDKSchema(t, "add", tools["add"].InputSchema)
 		if add.Properties["a"] == nil || add.Properties["a"].Type != "number" || !slices.Contains(add.Required, "b") {
-			t.Errorf("add input schema = %s", mustMarshal(t, tools["add"].InputSchema))
+			t.Errorf("add input schema = %s", gosdkJSON(t, tools["add"].InputSchema))
 		}
 		cd := goSDKSchema(t, "countdown", tools["countdown"].InputSchema)
 		if p := cd.Properties["steps"]; p == nil || p.Minimum == nil || *p.Minimum != 1 || p.Maximum == nil || *p.Maximum != 100 {
-			t.Errorf("countdown input schema = %s", mustMarshal(t, tools["countdown"].InputSchema))
+			t.Errorf("countdown input schema = %s", gosdkJSON(t, tools["countdown"].InputSchema))
 		}
 		if structured != (tools["weather"].OutputSchema != nil) {
 			t.Errorf("weather output schema = %v in %s", tools["weather"].OutputSchema, want)
@@ -242,11 +260,11 @@ func exerciseFerryServer(t *testing.T, ctx context.Context, cs *mcp.ClientSessio
 				t.Fatal(err)
 			}
 			var v any
-			if err := json.Unmarshal(mustMarshal(t, res.StructuredContent), &v); err != nil {
+			if err := json.Unmarshal(gosdkJSON(t, res.StructuredContent), &v); err != nil {
 				t.Fatal(err)
 			}
 			if err := resolved.Validate(v); err != nil {
-				t.Errorf("weather structured content %s does not match its output schema: %v", mustMarshal(t, res.StructuredContent), err)
+				t.Errorf("weather structured content %s does not match its output schema: %v", gosdkJSON(t, res.StructuredContent), err)
 			}
 		}
 	})
@@ -261,8 +279,8 @@ func exerciseFerryServer(t *testing.T, ctx context.Context, cs *mcp.ClientSessio
 		}
 		weather := call(t, "weather", map[string]any{"city": "Paris", "unit": "fahrenheit"})
 		if structured {
-			assertJSON(t, "add structured", add.StructuredContent, `{"sum":5.5}`)
-			assertJSON(t, "weather structured", weather.StructuredContent,
+			gosdkAssertJSON(t, "add structured", add.StructuredContent, `{"sum":5.5}`)
+			gosdkAssertJSON(t, "weather structured", weather.StructuredContent,
 				`{"city":"Paris","temperature":70.7,"unit":"fahrenheit","conditions":"sunny"}`)
 		} else if add.StructuredContent != nil || weather.StructuredContent != nil {
 			t.Errorf("structuredContent sent in %s: %v %v", want, add.StructuredContent, weather.StructuredContent)
@@ -294,7 +312,7 @@ func exerciseFerryServer(t *testing.T, ctx context.Context, cs *mcp.ClientSessio
 		if got := goSDKText(t, res); got != "counted down 3 steps" {
 			t.Errorf("countdown = %q", got)
 		}
-		waitFor(t, 5*time.Second, "3 progress notifications", func() bool { return rec.progress.len() >= 3 })
+		gosdkWaitFor(t, 5*time.Second, "3 progress notifications", func() bool { return rec.progress.len() >= 3 })
 		for i, n := range rec.progress.all() {
 			if n.ProgressToken != token || n.Progress != float64(i+1) || n.Total != 3 || n.Message != fmt.Sprintf("step %d of 3", i+1) {
 				t.Errorf("progress %d = %+v", i, n)
@@ -400,20 +418,20 @@ func exerciseFerryServer(t *testing.T, ctx context.Context, cs *mcp.ClientSessio
 		review := prompts["review"]
 		if len(prompts) != 2 || prompts["simple"] == nil || review == nil || len(review.Arguments) != 2 ||
 			review.Arguments[0].Name != "language" || !review.Arguments[0].Required || review.Arguments[1].Required {
-			t.Fatalf("prompts = %s", mustMarshal(t, res.Prompts))
+			t.Fatalf("prompts = %s", gosdkJSON(t, res.Prompts))
 		}
 		got, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "review", Arguments: map[string]string{"language": "go", "style": "thorough"}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got.Description != "Code review" || len(got.Messages) != 2 {
-			t.Fatalf("review = %s", mustMarshal(t, got))
+			t.Fatalf("review = %s", gosdkJSON(t, got))
 		}
 		if tc, ok := got.Messages[0].Content.(*mcp.TextContent); !ok || tc.Text != "Please give a thorough review of my go code." || got.Messages[0].Role != "user" {
-			t.Errorf("review message 0 = %s", mustMarshal(t, got.Messages[0]))
+			t.Errorf("review message 0 = %s", gosdkJSON(t, got.Messages[0]))
 		}
 		if er, ok := got.Messages[1].Content.(*mcp.EmbeddedResource); !ok || er.Resource == nil || er.Resource.URI != "ferry://readme" || er.Resource.Text != "# ferry everything" {
-			t.Errorf("review message 1 = %s", mustMarshal(t, got.Messages[1]))
+			t.Errorf("review message 1 = %s", gosdkJSON(t, got.Messages[1]))
 		}
 		_, err = cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "review"})
 		if err == nil {
@@ -460,10 +478,10 @@ func exerciseFerryServer(t *testing.T, ctx context.Context, cs *mcp.ClientSessio
 				t.Fatalf("log: %v %+v", err, res)
 			}
 		}
-		waitFor(t, 5*time.Second, "the warning log message", func() bool { return rec.logs.len() >= 1 })
+		gosdkWaitFor(t, 5*time.Second, "the warning log message", func() bool { return rec.logs.len() >= 1 })
 		logs := rec.logs.all()
 		if len(logs) != 1 || logs[0].Level != "warning" || logs[0].Logger != "everything" || logs[0].Data != "from the go-sdk" {
-			t.Errorf("log messages = %s", mustMarshal(t, logs))
+			t.Errorf("log messages = %s", gosdkJSON(t, logs))
 		}
 		if modern {
 			// A modern request without a log level gets no log messages.
@@ -474,16 +492,15 @@ func exerciseFerryServer(t *testing.T, ctx context.Context, cs *mcp.ClientSessio
 			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Meta: meta("error"), Name: "log", Arguments: map[string]any{"level": "error", "message": "asked"}}); err != nil {
 				t.Fatal(err)
 			}
-			waitFor(t, 5*time.Second, "the asked-for log message", func() bool { return rec.logs.len() >= 1 })
+			gosdkWaitFor(t, 5*time.Second, "the asked-for log message", func() bool { return rec.logs.len() >= 1 })
 			if logs := rec.logs.all(); len(logs) != 1 || logs[0].Data != "asked" {
-				t.Errorf("log messages = %s", mustMarshal(t, logs))
+				t.Errorf("log messages = %s", gosdkJSON(t, logs))
 			}
 		}
 	})
 
 	t.Run("subscribe", func(t *testing.T) {
 		rec.updated.reset()
-		rec.acks.reset()
 		const uri = "ferry://readme"
 		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
 			t.Fatal(err)
@@ -491,12 +508,16 @@ func exerciseFerryServer(t *testing.T, ctx context.Context, cs *mcp.ClientSessio
 		if modern {
 			// go-sdk opens a subscriptions/listen stream for the URI and
 			// returns at once; wait for ferry's acknowledgement.
-			waitFor(t, 5*time.Second, "notifications/subscriptions/acknowledged", func() bool { return rec.acks.len() >= 1 })
+			gosdkWaitFor(t, 5*time.Second, "notifications/subscriptions/acknowledged", func() bool {
+				return slices.ContainsFunc(rec.acks.all(), func(n mcp.NotificationSubscriptions) bool {
+					return slices.Equal(n.ResourceSubscriptions, []string{uri})
+				})
+			})
 		}
-		if srv != nil {
-			srv.ResourceUpdated(uri)
-			srv.ResourceUpdated("ferry://logo.png") // not subscribed
-			waitFor(t, 5*time.Second, "notifications/resources/updated", func() bool { return rec.updated.len() >= 1 })
+		if fx != nil {
+			fx.srv.ResourceUpdated(uri)
+			fx.srv.ResourceUpdated("ferry://logo.png") // not subscribed
+			gosdkWaitFor(t, 5*time.Second, "notifications/resources/updated", func() bool { return rec.updated.len() >= 1 })
 			if got := rec.updated.all(); !slices.Equal(got, []string{uri}) {
 				t.Errorf("updated = %v", got)
 			}
@@ -505,6 +526,91 @@ func exerciseFerryServer(t *testing.T, ctx context.Context, cs *mcp.ClientSessio
 			t.Fatal(err)
 		}
 	})
+
+	t.Run("cancellation", func(t *testing.T) {
+		// A call abandoned by its caller is cancelled on the server:
+		// go-sdk sends notifications/cancelled, ferry cancels the
+		// handler's context, and the progress stops.
+		rec.progress.reset()
+		p := &mcp.CallToolParams{Name: "countdown", Arguments: map[string]any{"steps": 100, "delayMs": 50}}
+		p.SetProgressToken("cancel-me")
+		cctx, ccancel := context.WithTimeout(ctx, 300*time.Millisecond)
+		_, err := cs.CallTool(cctx, p)
+		ccancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("abandoned call: err = %v, want a deadline error", err)
+		}
+		if n := gosdkWaitStable(t, rec.progress.len); n == 0 || n >= 100 {
+			t.Errorf("%d progress notifications, want the countdown stopped part way", n)
+		}
+		if fx != nil {
+			gosdkWaitFor(t, 5*time.Second, "the countdown handler to see the cancellation", func() bool { return fx.countdownCancelled.len() == 1 })
+			// ferry's cause carries the reason of go-sdk's
+			// notifications/cancelled (its context's error).
+			if err := fx.countdownCancelled.all()[0]; err == nil || !strings.Contains(err.Error(), "cancelled by the peer: context deadline exceeded") {
+				t.Errorf("countdown ended with %v, want go-sdk's cancellation", err)
+			}
+		}
+		if got := goSDKText(t, call(t, "echo", map[string]any{"message": "still here"})); got != "still here" {
+			t.Errorf("echo after cancelling = %q", got)
+		}
+	})
+
+	if fx != nil {
+		srv := fx.srv
+		t.Run("list_changed", func(t *testing.T) {
+			if modern {
+				gosdkWaitFor(t, 5*time.Second, "the list-change subscription go-sdk opened at connect", func() bool {
+					return slices.ContainsFunc(rec.acks.all(), func(n mcp.NotificationSubscriptions) bool {
+						return n.ToolsListChanged && n.PromptsListChanged && n.ResourcesListChanged
+					})
+				})
+			}
+			rec.changed.reset()
+			server.AddTool(srv, &protocol.Tool{Name: "late", Description: "Added late"},
+				func(ctx context.Context, req *server.Request, in struct{}) (string, error) { return "late", nil })
+			gosdkWaitFor(t, 5*time.Second, "notifications/tools/list_changed", func() bool { return slices.Contains(rec.changed.all(), "tools") })
+			// The notification invalidates go-sdk's list cache (modern).
+			res, err := cs.ListTools(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.ContainsFunc(res.Tools, func(tool *mcp.Tool) bool { return tool.Name == "late" }) {
+				t.Errorf("tools after the change: %d, without late", len(res.Tools))
+			}
+			if got := goSDKText(t, call(t, "late", nil)); got != "late" {
+				t.Errorf("late = %q", got)
+			}
+			srv.RemoveTools("late")
+			srv.AddPrompt(&protocol.Prompt{Name: "late"}, func(ctx context.Context, req *server.Request, args map[string]string) (*protocol.GetPromptResult, error) {
+				return &protocol.GetPromptResult{Messages: []protocol.PromptMessage{{Role: protocol.RoleUser, Content: protocol.TextContent("late")}}}, nil
+			})
+			srv.RemovePrompts("late")
+			srv.RemoveResources("ferry://logo.png")
+			gosdkWaitFor(t, 5*time.Second, "prompts and resources list_changed", func() bool {
+				got := rec.changed.all()
+				return slices.Contains(got, "prompts") && slices.Contains(got, "resources")
+			})
+		})
+	}
+}
+
+// gosdkWaitStable polls n until it stops growing for 300ms (bounded by 5s) and
+// returns its value.
+func gosdkWaitStable(t *testing.T, n func() int) int {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	last := n()
+	for time.Now().Before(deadline) {
+		time.Sleep(300 * time.Millisecond)
+		cur := n()
+		if cur == last {
+			return cur
+		}
+		last = cur
+	}
+	t.Fatalf("still growing after 5s: %d", last)
+	return last
 }
 
 // goSDKSchema decodes a schema as the go-sdk's JSON Schema library
@@ -512,11 +618,11 @@ func exerciseFerryServer(t *testing.T, ctx context.Context, cs *mcp.ClientSessio
 func goSDKSchema(t *testing.T, what string, v any) *jsonschema.Schema {
 	t.Helper()
 	var s jsonschema.Schema
-	if err := json.Unmarshal(mustMarshal(t, v), &s); err != nil {
+	if err := json.Unmarshal(gosdkJSON(t, v), &s); err != nil {
 		t.Fatalf("%s: schema rejected by jsonschema-go: %v", what, err)
 	}
 	if _, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
-		t.Fatalf("%s: schema %s does not resolve with jsonschema-go: %v", what, mustMarshal(t, v), err)
+		t.Fatalf("%s: schema %s does not resolve with jsonschema-go: %v", what, gosdkJSON(t, v), err)
 	}
 	return &s
 }
@@ -525,7 +631,7 @@ func goSDKSchema(t *testing.T, what string, v any) *jsonschema.Schema {
 func goSDKText(t *testing.T, res *mcp.CallToolResult) string {
 	t.Helper()
 	if len(res.Content) != 1 {
-		t.Fatalf("content = %s, want one text block", mustMarshal(t, res.Content))
+		t.Fatalf("content = %s, want one text block", gosdkJSON(t, res.Content))
 	}
 	tc, ok := res.Content[0].(*mcp.TextContent)
 	if !ok {
@@ -534,7 +640,7 @@ func goSDKText(t *testing.T, res *mcp.CallToolResult) string {
 	return tc.Text
 }
 
-func mustMarshal(t *testing.T, v any) []byte {
+func gosdkJSON(t *testing.T, v any) []byte {
 	t.Helper()
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -543,18 +649,18 @@ func mustMarshal(t *testing.T, v any) []byte {
 	return b
 }
 
-// assertJSON compares a value with the JSON it must marshal to, ignoring
+// gosdkAssertJSON compares a value with the JSON it must marshal to, ignoring
 // member order.
-func assertJSON(t *testing.T, what string, got any, want string) {
+func gosdkAssertJSON(t *testing.T, what string, got any, want string) {
 	t.Helper()
 	var g, w any
-	if err := json.Unmarshal(mustMarshal(t, got), &g); err != nil {
+	if err := json.Unmarshal(gosdkJSON(t, got), &g); err != nil {
 		t.Fatal(err)
 	}
 	if err := json.Unmarshal([]byte(want), &w); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(mustMarshal(t, g), mustMarshal(t, w)) {
-		t.Errorf("%s = %s, want %s", what, mustMarshal(t, got), want)
+	if !bytes.Equal(gosdkJSON(t, g), gosdkJSON(t, w)) {
+		t.Errorf("%s = %s, want %s", what, gosdkJSON(t, got), want)
 	}
 }

@@ -33,6 +33,9 @@ const (
 	ItemTemplate = "gosdk://items/{id}"
 )
 
+// LateTool is the tool that the set_late tool adds and removes.
+const LateTool = "late"
+
 type echoIn struct {
 	Message string `json:"message" jsonschema:"the text to echo back"`
 }
@@ -61,7 +64,12 @@ type WeatherOut struct {
 }
 
 type countdownIn struct {
-	Steps int `json:"steps" jsonschema:"number of steps"`
+	Steps   int `json:"steps" jsonschema:"number of steps"`
+	DelayMS int `json:"delayMs,omitempty" jsonschema:"milliseconds between steps"`
+}
+
+type setLateIn struct {
+	Present bool `json:"present"`
 }
 
 type logIn struct {
@@ -128,6 +136,13 @@ func New() *mcp.Server {
 						Message: fmt.Sprintf("step %d of %d", i, in.Steps),
 					}); err != nil {
 						return nil, nil, err
+					}
+				}
+				if i < in.Steps && in.DelayMS > 0 {
+					select {
+					case <-ctx.Done():
+						return nil, nil, ctx.Err()
+					case <-time.After(time.Duration(in.DelayMS) * time.Millisecond):
 					}
 				}
 			}
@@ -217,6 +232,19 @@ func New() *mcp.Server {
 				return nil, nil, err
 			}
 			return text("touched"), nil, nil
+		})
+
+	mcp.AddTool(s, &mcp.Tool{Name: "set_late", Description: "Adds or removes the tool " + LateTool + ", so that the tool list changes"},
+		func(ctx context.Context, req *mcp.CallToolRequest, in setLateIn) (*mcp.CallToolResult, any, error) {
+			if !in.Present {
+				s.RemoveTools(LateTool)
+				return text("removed"), nil, nil
+			}
+			mcp.AddTool(s, &mcp.Tool{Name: LateTool, Description: "Added late"},
+				func(ctx context.Context, req *mcp.CallToolRequest, in empty) (*mcp.CallToolResult, any, error) {
+					return text("late"), nil, nil
+				})
+			return text("added"), nil, nil
 		})
 
 	s.AddResource(&mcp.Resource{URI: InfoURI, Name: "info", Title: "Info", MIMEType: "text/plain"},
