@@ -2,6 +2,9 @@ package server
 
 import (
 	"context"
+	"errors"
+	"io"
+	"sync"
 	"time"
 
 	"github.com/ferrymcp/ferry/jsonrpc"
@@ -21,8 +24,9 @@ func (s *Server) Run(ctx context.Context, stream jsonrpc.Stream) error {
 // Connect starts serving stream and returns its connection; close it to
 // stop. [Server.Run] is Connect followed by waiting.
 func (s *Server) Connect(ctx context.Context, stream jsonrpc.Stream) *jsonrpc.Conn {
-	h := &connHandler{server: s, ready: make(chan struct{})}
-	conn := jsonrpc.NewConn(ctx, stream, &jsonrpc.ConnOptions{
+	in := &inputEnd{Stream: stream, ended: make(chan struct{})}
+	h := &connHandler{server: s, ready: make(chan struct{}), inputEnded: in.ended}
+	conn := jsonrpc.NewConn(ctx, in, &jsonrpc.ConnOptions{
 		Handler:        h,
 		MaxInFlight:    s.opts.MaxInFlight,
 		ReplyToInvalid: true,
@@ -44,12 +48,42 @@ const drainTimeout = 5 * time.Second
 
 // connHandler serves the messages of one connection.
 type connHandler struct {
-	server  *Server
-	session *Session
-	ready   chan struct{} // closed once session is set
+	server     *Server
+	session    *Session
+	ready      chan struct{} // closed once session is set
+	inputEnded chan struct{} // closed when the client closed its side
 }
 
 func (h *connHandler) Handle(ctx context.Context, m *jsonrpc.Message) (any, error) {
 	<-h.ready
+	ctx = context.WithValue(ctx, inputEndedKey{}, h.inputEnded)
 	return h.server.HandleMessage(ctx, m, h.session, h.session.peer)
+}
+
+// inputEnd is a stream that tells when the client closed its side
+// cleanly (io.EOF): no request can come after it, not even the
+// notifications/cancelled that would end a subscriptions/listen stream,
+// which would otherwise hold the connection open for the whole drain.
+type inputEnd struct {
+	jsonrpc.Stream
+	once  sync.Once
+	ended chan struct{}
+}
+
+func (s *inputEnd) Read() (*jsonrpc.Message, error) {
+	m, err := s.Stream.Read()
+	if errors.Is(err, io.EOF) {
+		s.once.Do(func() { close(s.ended) })
+	}
+	return m, err
+}
+
+type inputEndedKey struct{}
+
+// inputEnded returns a channel closed once the client of the connection
+// that ctx's request came on closed its side; nil (never ready) when the
+// transport does not tell.
+func inputEnded(ctx context.Context) <-chan struct{} {
+	ch, _ := ctx.Value(inputEndedKey{}).(chan struct{})
+	return ch
 }

@@ -61,15 +61,19 @@ func (s *Server) listen(ctx context.Context, r *Request, params jsontext.Value) 
 	case <-ctx.Done():
 		return nil, context.Cause(ctx)
 	case <-s.closed:
-		// "When the server ends a subscription on its own initiative ...
-		// it SHOULD respond to the original subscriptions/listen request
-		// with a completion result."
-		meta := l.meta()
-		meta[protocol.MetaServerInfo] = s.impl
-		res := &protocol.SubscriptionsListenResult{}
-		res.ResultType, res.Meta = protocol.ResultComplete, meta
-		return res, nil
+	case <-inputEnded(ctx):
+		// The client closed its side (stdio: its end of our stdin) and so
+		// cannot cancel the stream: end it now rather than hold the
+		// connection open until the drain times out.
 	}
+	// "When the server ends a subscription on its own initiative ... it
+	// SHOULD respond to the original subscriptions/listen request with a
+	// completion result."
+	meta := l.meta()
+	meta[protocol.MetaServerInfo] = s.impl
+	res := &protocol.SubscriptionsListenResult{}
+	res.ResultType, res.Meta = protocol.ResultComplete, meta
+	return res, nil
 }
 
 // notifyTimeout bounds how long a change notification may wait on a slow
