@@ -24,10 +24,11 @@ import (
 //
 // Requests are handled concurrently, each with a context that is cancelled
 // when the peer cancels the request or the connection closes.
-// Notifications are handled one at a time, in the order they arrived, on
-// the goroutine that reads the connection: a notification handler must
-// return promptly, and must not wait for the peer (with [Conn.Call]) nor
-// call [Conn.Close], as both wait for that goroutine, which is its own.
+// Notifications are handled one at a time, in the order they arrived, on a
+// goroutine of their own; a response that arrives after notifications is
+// delivered only once they were handled (so a call returns after the
+// progress notifications sent before its answer were seen). A
+// notification handler may call the peer with [Conn.Call].
 type Handler interface {
 	Handle(ctx context.Context, m *Message) (result any, err error)
 }
@@ -44,10 +45,11 @@ type ConnOptions struct {
 	// every request with "method not found".
 	Handler Handler
 	// MaxInFlight bounds the incoming requests handled at once (default
-	// 64). When the bound is reached the connection stops reading until a
-	// handler finishes; a handler waiting on its own outgoing call does
-	// not count, so a handler that asks the peer something cannot
-	// deadlock the connection.
+	// 64). Requests beyond it wait in a queue of four times that size,
+	// where a cancellation still reaches them; when the queue is full too,
+	// the connection stops reading until a handler finishes. A handler
+	// waiting on its own outgoing call does not count, so a handler that
+	// asks the peer something cannot deadlock the connection.
 	MaxInFlight int
 	// ReplyToInvalid makes the connection answer a message it cannot
 	// decode with a JSON-RPC error (servers do this; clients only log).
@@ -82,7 +84,15 @@ type Conn struct {
 	mu       sync.Mutex
 	pending  map[ID]chan *Message
 	incoming map[ID]*incoming
+	queue    []*incoming // requests waiting for a slot, at most 4×MaxInFlight
 	closeErr error
+
+	// notes carries notifications, and responses that arrive behind
+	// them, to the goroutine that handles them in order.
+	notes        chan *Message
+	notesPending atomic.Int64 // queued, not yet handled
+	notesBlocked atomic.Int64 // notification handlers waiting in Call
+	notesDone    chan struct{}
 
 	done       chan struct{} // closed when the connection is closed
 	readerDone chan struct{}
@@ -92,6 +102,8 @@ type Conn struct {
 
 type incoming struct {
 	id              ID
+	m               *Message
+	ctx             context.Context
 	cancel          context.CancelCauseFunc
 	cancelledByPeer bool
 	conn            *Conn
@@ -114,7 +126,7 @@ func (in *incoming) startCall() {
 	in.calls++
 	if in.held {
 		in.held = false
-		<-in.conn.sem
+		in.conn.release()
 	}
 }
 
@@ -142,11 +154,14 @@ func (in *incoming) finish() {
 	in.held, in.finished = false, true
 	in.slot.Unlock()
 	if held {
-		<-in.conn.sem
+		in.conn.release()
 	}
 }
 
 type incomingKey struct{}
+
+// notificationKey marks the context of a notification handler.
+type notificationKey struct{}
 
 // NewConn starts a connection over stream. Handler contexts derive from
 // ctx; cancelling ctx closes the connection.
@@ -157,6 +172,8 @@ func NewConn(ctx context.Context, stream Stream, opts *ConnOptions) *Conn {
 		incoming:   make(map[ID]*incoming),
 		done:       make(chan struct{}),
 		readerDone: make(chan struct{}),
+		notes:      make(chan *Message, 256),
+		notesDone:  make(chan struct{}),
 	}
 	if opts != nil {
 		c.opts = *opts
@@ -177,6 +194,7 @@ func NewConn(ctx context.Context, stream Stream, opts *ConnOptions) *Conn {
 	c.sem = make(chan struct{}, c.opts.MaxInFlight)
 	c.ctx, c.cancel = context.WithCancelCause(ctx)
 	go c.read()
+	go c.handleNotes()
 	go func() {
 		select {
 		case <-c.ctx.Done():
@@ -210,6 +228,7 @@ func (c *Conn) Close() error {
 func (c *Conn) Wait() error {
 	<-c.done
 	<-c.readerDone
+	<-c.notesDone
 	c.handlers.Wait()
 	return c.Err()
 }
@@ -222,7 +241,16 @@ func (c *Conn) closeWith(reason error) {
 		}
 		c.mu.Lock()
 		c.closeErr = err
+		queued := c.queue
+		c.queue = nil
+		for _, in := range queued {
+			delete(c.incoming, in.id)
+		}
 		c.mu.Unlock()
+		for _, in := range queued {
+			in.cancel(err)
+			c.handlers.Done()
+		}
 		close(c.done)
 		c.cancel(err)
 		c.stream.Close()
@@ -250,11 +278,30 @@ func (c *Conn) read() {
 		}
 		switch {
 		case m.IsResponse():
-			c.deliver(m)
+			if c.notesPending.Load() > 0 && c.notesBlocked.Load() == 0 {
+				// Notifications sent before this answer (progress,
+				// say) are handled first.
+				if !c.enqueueNote(m) {
+					return
+				}
+			} else {
+				c.deliver(m)
+			}
 		case m.IsNotification():
-			c.notification(m)
+			if m.Method == "notifications/cancelled" {
+				c.cancelled(m)
+			}
+			if !c.enqueueNote(m) {
+				return
+			}
 		default:
-			if !c.request(m) {
+			if c.notesPending.Load() > 0 && c.notesBlocked.Load() == 0 {
+				// Start it once the notifications before it were
+				// handled (notifications/initialized, say).
+				if !c.enqueueNote(m) {
+					return
+				}
+			} else if !c.request(m) {
 				return
 			}
 		}
@@ -264,7 +311,19 @@ func (c *Conn) read() {
 // drain waits for in-flight handlers after the input ended.
 func (c *Conn) drain() {
 	finished := make(chan struct{})
-	go func() { c.handlers.Wait(); close(finished) }()
+	go func() {
+		// Requests still in the notification queue start first: only
+		// then is the set of handlers to wait for complete.
+		for c.notesPending.Load() > 0 {
+			select {
+			case <-time.After(time.Millisecond):
+			case <-c.done:
+				return
+			}
+		}
+		c.handlers.Wait()
+		close(finished)
+	}()
 	t := time.NewTimer(c.opts.DrainTimeout)
 	defer t.Stop()
 	select {
@@ -317,52 +376,142 @@ type cancelledParams struct {
 	Reason    string `json:"reason,omitempty"`
 }
 
-func (c *Conn) notification(m *Message) {
-	if m.Method == "notifications/cancelled" {
-		var p cancelledParams
-		if json.Unmarshal(m.Params, &p) == nil && p.RequestID.IsValid() {
-			c.mu.Lock()
-			in, ok := c.incoming[p.RequestID]
-			if ok {
-				in.cancelledByPeer = true
+// cancelled cancels the request a notifications/cancelled names. It runs
+// on the reading goroutine, so that it reaches a request however busy the
+// handlers are.
+func (c *Conn) cancelled(m *Message) {
+	var p cancelledParams
+	if json.Unmarshal(m.Params, &p) != nil || !p.RequestID.IsValid() {
+		return
+	}
+	c.mu.Lock()
+	in, ok := c.incoming[p.RequestID]
+	if ok {
+		in.cancelledByPeer = true
+	}
+	c.mu.Unlock()
+	if ok {
+		in.cancel(fmt.Errorf("cancelled by the peer: %s", p.Reason))
+	}
+}
+
+// enqueueNote queues a message for the notification goroutine.
+func (c *Conn) enqueueNote(m *Message) bool {
+	c.notesPending.Add(1)
+	select {
+	case c.notes <- m:
+		return true
+	case <-c.done:
+		return false
+	}
+}
+
+// handleNotes handles notifications one at a time, in order.
+func (c *Conn) handleNotes() {
+	defer close(c.notesDone)
+	ctx := context.WithValue(c.ctx, notificationKey{}, true)
+	for {
+		select {
+		case m := <-c.notes:
+			switch {
+			case m.IsResponse():
+				c.deliver(m)
+			case m.IsRequest():
+				c.request(m)
+			default:
+				c.notification(ctx, m)
 			}
-			c.mu.Unlock()
-			if ok {
-				in.cancel(fmt.Errorf("cancelled by the peer: %s", p.Reason))
-			}
+			c.notesPending.Add(-1)
+		case <-c.done:
+			return
 		}
 	}
+}
+
+func (c *Conn) notification(ctx context.Context, m *Message) {
 	defer func() {
 		if r := recover(); r != nil {
 			c.log.Error("jsonrpc: notification handler panicked", "method", m.Method, "panic", r, "stack", string(debug.Stack()))
 		}
 	}()
-	c.handler.Handle(c.ctx, m)
+	c.handler.Handle(ctx, m)
 }
 
-// request starts a handler for m. It reports false when the connection
-// closed while waiting for a free slot.
+// request starts a handler for m, or queues it when every slot is taken.
+// It reports false when the connection closed while it waited.
 func (c *Conn) request(m *Message) bool {
-	select {
-	case c.sem <- struct{}{}:
-	case <-c.done:
-		return false
-	}
 	ctx, cancel := context.WithCancelCause(c.ctx)
-	in := &incoming{id: m.ID, cancel: cancel, conn: c, held: true}
+	in := &incoming{id: m.ID, m: m, cancel: cancel, conn: c}
+	in.ctx = context.WithValue(ctx, incomingKey{}, in)
 	c.mu.Lock()
 	if _, dup := c.incoming[m.ID]; dup {
 		c.mu.Unlock()
-		<-c.sem
 		cancel(nil)
 		c.stream.Write(c.ctx, &Message{ID: m.ID, Error: errorf(CodeInvalidRequest, "request id %s is already in use", m.ID)})
 		return true
 	}
 	c.incoming[m.ID] = in
 	c.handlers.Add(1)
+	if len(c.queue) == 0 && c.trySlot() {
+		c.mu.Unlock()
+		c.start(in)
+		return true
+	}
+	if len(c.queue) < 4*c.opts.MaxInFlight {
+		c.queue = append(c.queue, in)
+		c.mu.Unlock()
+		return true
+	}
 	c.mu.Unlock()
-	go c.run(context.WithValue(ctx, incomingKey{}, in), m, in)
-	return true
+	select {
+	case c.sem <- struct{}{}:
+		c.start(in)
+		return true
+	case <-c.done:
+		c.mu.Lock()
+		delete(c.incoming, m.ID)
+		c.mu.Unlock()
+		cancel(nil)
+		c.handlers.Done()
+		return false
+	}
+}
+
+func (c *Conn) trySlot() bool {
+	select {
+	case c.sem <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
+// start runs a request's handler on a slot it was given.
+func (c *Conn) start(in *incoming) {
+	in.held = true
+	go c.run(in.ctx, in.m, in)
+}
+
+// release gives back a slot: to the first queued request still wanted, or
+// to the pool.
+func (c *Conn) release() {
+	c.mu.Lock()
+	for len(c.queue) > 0 {
+		next := c.queue[0]
+		c.queue[0] = nil
+		c.queue = c.queue[1:]
+		if next.cancelledByPeer {
+			delete(c.incoming, next.id)
+			next.cancel(nil)
+			c.handlers.Done()
+			continue
+		}
+		c.mu.Unlock()
+		c.start(next)
+		return
+	}
+	<-c.sem
+	c.mu.Unlock()
 }
 
 func (c *Conn) run(ctx context.Context, m *Message, in *incoming) {
@@ -425,6 +574,12 @@ func (c *Conn) Call(ctx context.Context, method string, params any) (*Message, e
 		hook(id)
 	}
 
+	// A notification handler waiting here must get its answer directly,
+	// not behind itself in the notification queue.
+	if ctx.Value(notificationKey{}) != nil {
+		c.notesBlocked.Add(1)
+		defer c.notesBlocked.Add(-1)
+	}
 	req := &Message{ID: id, Method: method}
 	if raw, ok := params.(jsontext.Value); ok {
 		req.Params = raw

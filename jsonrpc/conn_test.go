@@ -1207,3 +1207,81 @@ func TestWithIDHook(t *testing.T) {
 		peer.send(`{"jsonrpc":"2.0","id":` + req.ID.String() + `,"result":{}}`)
 	})
 }
+
+// A notification handler may call the peer: the answer reaches it even
+// though it arrives on the connection whose notifications it is handling.
+func TestNotificationHandlerCalls(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		got := make(chan string, 1)
+		var server *Conn
+		client, srv := pair(t, echoWith("pong"), handle(func(ctx context.Context, m *Message) (any, error) {
+			if m.Method == "notifications/hello" {
+				r, err := server.Call(ctx, "ping", nil)
+				if err != nil {
+					got <- err.Error()
+				} else {
+					got <- string(r.Result)
+				}
+			}
+			return nil, nil
+		}))
+		server = srv
+		client.Notify(context.Background(), "notifications/hello", nil)
+		select {
+		case v := <-got:
+			if v != `"pong"` {
+				t.Errorf("got %s", v)
+			}
+		case <-time.After(time.Minute):
+			t.Fatal("the notification handler's call never returned")
+		}
+	})
+}
+
+func echoWith(v string) *ConnOptions {
+	return handle(func(ctx context.Context, m *Message) (any, error) { return v, nil })
+}
+
+// A request waiting for a slot can still be cancelled: with one slot
+// taken by a request that ends only when cancelled, a second such request
+// queues, and cancelling both frees the connection.
+func TestCancelQueuedRequest(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		var started atomic.Int32
+		opts := handle(func(ctx context.Context, m *Message) (any, error) {
+			if m.Method == "block" {
+				started.Add(1)
+				<-ctx.Done()
+				return nil, ctx.Err()
+			}
+			return "ok", nil
+		})
+		opts.MaxInFlight = 1
+		client, _ := pair(t, nil, opts)
+		ctx1, cancel1 := context.WithCancel(context.Background())
+		ctx2, cancel2 := context.WithCancel(context.Background())
+		errs := make(chan error, 2)
+		go func() { _, err := client.Call(ctx1, "block", nil); errs <- err }()
+		synctest.Wait()
+		go func() { _, err := client.Call(ctx2, "block", nil); errs <- err }()
+		synctest.Wait()
+		if n := started.Load(); n != 1 {
+			t.Fatalf("%d handlers started, want 1", n)
+		}
+		cancel2() // the queued one
+		synctest.Wait()
+		cancel1()
+		for range 2 {
+			if err := <-errs; !errors.Is(err, context.Canceled) {
+				t.Errorf("Call = %v", err)
+			}
+		}
+		if _, err := client.Call(context.Background(), "other", nil); err != nil {
+			t.Errorf("after the cancellations: %v", err)
+		}
+		synctest.Wait()
+		if n := started.Load(); n != 1 {
+			t.Errorf("the cancelled queued request ran (%d started)", n)
+		}
+	})
+}
