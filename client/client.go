@@ -208,6 +208,16 @@ func (c *Client) handshake(ctx context.Context) error {
 	if err == nil {
 		return nil
 	}
+	if v := legacyOnly(err); v != "" {
+		// An UnsupportedProtocolVersionError says "Use one of the versions
+		// in its advertised supported list": when that list holds legacy
+		// revisions only (a dual-era implementation configured for them,
+		// such as the official Go SDK's server with
+		// SupportedProtocolVersions, or ferry's with Options.Versions),
+		// the way to use one is initialize.
+		c.log.Debug("client: the server lists only legacy revisions, trying initialize", "version", v, "error", err)
+		return c.initialize(ctx, v)
+	}
 	if !isLegacySign(err) {
 		return err
 	}
@@ -236,6 +246,26 @@ func isLegacySign(err error) bool {
 	}
 	var e *jsonrpc.Error
 	return errors.As(err, &e) && e.Code != jsonrpc.CodeUnsupportedProtocolVersion
+}
+
+// legacyOnly returns the newest legacy revision this client speaks named
+// by an UnsupportedProtocolVersionError whose supported list holds no
+// modern revision this client speaks, or "".
+func legacyOnly(err error) string {
+	var e *jsonrpc.Error
+	if !errors.As(err, &e) || e.Code != jsonrpc.CodeUnsupportedProtocolVersion {
+		return ""
+	}
+	var data protocol.UnsupportedProtocolVersionData
+	if json.Unmarshal(e.Data, &data) != nil || pickModern(data.Supported) != "" {
+		return ""
+	}
+	for _, v := range protocol.LegacyVersions {
+		if slices.Contains(data.Supported, v) {
+			return v
+		}
+	}
+	return ""
 }
 
 // discover probes with server/discover in revision v and, on success,

@@ -83,8 +83,12 @@ type summarizeIn struct {
 
 type empty struct{}
 
-// New returns the server.
-func New() *mcp.Server {
+// New returns the server, serving every protocol version go-sdk knows.
+func New() *mcp.Server { return NewVersions(nil) }
+
+// NewVersions returns the server restricted to the given protocol
+// versions (ServerOptions.SupportedProtocolVersions); nil means all.
+func NewVersions(versions []string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "go-sdk: everything", Version: "1.8.0-interop"}, &mcp.ServerOptions{
 		Instructions: "go-sdk interop server",
 		// Small pages, so that clients must follow cursors.
@@ -102,8 +106,9 @@ func New() *mcp.Server {
 			}
 			return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: values, Total: len(values)}}, nil
 		},
-		SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
-		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+		SupportedProtocolVersions: versions,
+		SubscribeHandler:          func(context.Context, *mcp.SubscribeRequest) error { return nil },
+		UnsubscribeHandler:        func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
 	})
 
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echoes the message"},

@@ -1,0 +1,59 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/ferrymcp/ferry/client"
+	"github.com/ferrymcp/ferry/jsonrpc"
+	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/server"
+	"github.com/ferrymcp/ferry/transport/memory"
+)
+
+// TestDetectRestrictedServer checks detection against servers that serve
+// only some revisions. A dual-era implementation restricted to legacy
+// revisions (ferry's with Options.Versions, the official Go SDK's with
+// SupportedProtocolVersions, found by the interop tests) answers the
+// probe with an UnsupportedProtocolVersionError listing legacy revisions
+// only: the client must use one of them, through initialize, rather than
+// give up.
+func TestDetectRestrictedServer(t *testing.T) {
+	cases := []struct {
+		name     string
+		versions []string
+		pin      string
+		want     string // "" = Connect fails
+		modern   bool
+	}{
+		{"legacy only", []string{protocol.Version20251125, protocol.Version20250618}, "", protocol.Version20251125, false},
+		{"old legacy only", []string{protocol.Version20250326}, "", protocol.Version20250326, false},
+		{"modern only", []string{protocol.Version20260728}, "", protocol.Version20260728, true},
+		{"legacy only, modern pinned", []string{protocol.Version20251125}, protocol.Version20260728, "", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := testServer(&server.Options{Versions: c.versions})
+			if c.want == "" {
+				a, b := memory.NewPipe(jsonrpc.Limits{})
+				conn := s.Connect(context.Background(), a)
+				defer func() { conn.Close(); conn.Wait() }()
+				_, err := client.Connect(context.Background(), client.StreamTransport{Stream: b}, &client.Options{ProtocolVersion: c.pin})
+				var rpcErr *jsonrpc.Error
+				if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeUnsupportedProtocolVersion {
+					t.Fatalf("Connect: err = %v, want an UnsupportedProtocolVersionError", err)
+				}
+				return
+			}
+			cl := connect(t, s, &client.Options{ProtocolVersion: c.pin})
+			if cl.ProtocolVersion() != c.want || cl.Modern() != c.modern {
+				t.Fatalf("speaks %s (modern %v), want %s (modern %v)", cl.ProtocolVersion(), cl.Modern(), c.want, c.modern)
+			}
+			res, err := cl.Call(context.Background(), "echo", map[string]string{"message": "hi"})
+			if err != nil || len(res.Content) != 1 || res.Content[0].Text != "hi" {
+				t.Fatalf("echo = %+v, %v", res, err)
+			}
+		})
+	}
+}
