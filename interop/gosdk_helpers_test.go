@@ -86,27 +86,14 @@ func (r *gosdkRecorder[T]) reset() {
 	r.mu.Unlock()
 }
 
-// buildGoSDKServer builds interop/gosdkserver/cmd into a temporary
-// directory, once per test binary.
-var buildGoSDKServer = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "ferry-gosdk")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "gosdk-everything")
-	cmd := exec.Command("go", "build", "-o", bin, "./gosdkserver/cmd")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("go build ./gosdkserver/cmd: %v\n%s", err, out)
-	}
-	return bin, nil
-})
-
+// goSDKServerBinary builds interop/gosdkserver/cmd into the test's
+// temporary directory.
 func goSDKServerBinary(t *testing.T) string {
 	t.Helper()
-	bin, err := buildGoSDKServer()
+	bin := filepath.Join(t.TempDir(), "gosdk-everything")
+	out, err := exec.Command("go", "build", "-o", bin, "./gosdkserver/cmd").CombinedOutput()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("go build ./gosdkserver/cmd: %v\n%s", err, out)
 	}
 	return bin
 }
