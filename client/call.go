@@ -204,6 +204,15 @@ type metaParams struct {
 	Rest jsontext.Value `json:",embed"`
 }
 
+// Mirror gives an HTTP transport the protocol version to mirror into the
+// MCP-Protocol-Version header of a modern request (the transport finds
+// Mcp-Name in the params itself).
+func (p *metaParams) Mirror(set func(name, value string)) {
+	if p.Meta.c != nil && p.Meta.c.modern {
+		set("Mcp-Protocol-Version", p.Meta.c.version)
+	}
+}
+
 // withMeta returns params (a struct whose own Meta is already moved into
 // meta.user) with the request's _meta added.
 func (c *Client) withMeta(params any, user protocol.Meta) any {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	"github.com/ferrymcp/ferry/internal/mcpheader"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 )
@@ -119,6 +120,11 @@ type Client struct {
 	mu        sync.Mutex
 	progress  map[string]*callState
 	subs      map[string]*Subscription
+
+	// mirrors is set when the transport mirrors tool arguments into HTTP
+	// headers; toolHeaders holds which, per tool, from tools/list.
+	mirrors     bool
+	toolHeaders map[string][]mcpheader.Param
 }
 
 // Connect opens t, finds out the server's protocol era and version, and
@@ -152,6 +158,9 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 		return nil, err
 	}
 	c.stream = stream
+	if m, ok := stream.(interface{ MirrorsHeaders() bool }); ok {
+		c.mirrors = m.MirrorsHeaders()
+	}
 	c.conn = jsonrpc.NewConn(context.WithoutCancel(ctx), stream, &jsonrpc.ConnOptions{
 		Handler:     &handler{c: c},
 		MaxInFlight: c.opts.MaxInFlight,
@@ -360,7 +369,8 @@ func (c *Client) initialize(ctx context.Context, v string) error {
 // shutdown sequence (close stdin, wait, SIGTERM, wait, SIGKILL).
 func (c *Client) Close() error {
 	c.conn.Close()
-	return c.conn.Wait()
+	c.conn.Wait()
+	return nil
 }
 
 // Done is closed when the connection ends, for whatever reason.

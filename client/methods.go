@@ -9,6 +9,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/ferrymcp/ferry/internal/mcpheader"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 )
@@ -147,6 +148,23 @@ type callToolWire struct {
 	Arguments any      `json:"arguments,omitempty"`
 	protocol.MRTRParams
 	Task *protocol.TaskMetadata `json:"task,omitzero"`
+
+	headers []header // mirrored arguments (x-mcp-header)
+}
+
+type header struct{ name, value string }
+
+// Mirror gives an HTTP transport what it mirrors into headers: the
+// modern MCP-Protocol-Version, Mcp-Name and Mcp-Param-* headers.
+func (w *callToolWire) Mirror(set func(name, value string)) {
+	if w.Meta.c == nil || !w.Meta.c.modern {
+		return
+	}
+	set("Mcp-Protocol-Version", w.Meta.c.version)
+	set("Mcp-Name", mcpheader.Encode(w.Name))
+	for _, h := range w.headers {
+		set(h.name, h.value)
+	}
 }
 
 // CallTool calls a tool. A tool that fails reports it in the result
@@ -166,11 +184,85 @@ func (c *Client) Call(ctx context.Context, name string, args any) (*protocol.Cal
 }
 
 func (c *Client) callTool(ctx context.Context, name string, args any, user protocol.Meta, mp protocol.MRTRParams, task *protocol.TaskMetadata) (*protocol.CallToolResult, error) {
-	return roundTrips(c, ctx, protocol.MethodToolsCall, user, mp,
-		func(r *protocol.CallToolResult) *protocol.ResultFields { return &r.ResultFields },
-		func(meta wireMeta, mp protocol.MRTRParams) any {
-			return &callToolWire{Meta: meta, Name: name, Arguments: args, MRTRParams: mp, Task: task}
-		})
+	for retried := false; ; retried = true {
+		args, headers := c.mirroredArgs(name, args)
+		res, err := roundTrips(c, ctx, protocol.MethodToolsCall, user, mp,
+			func(r *protocol.CallToolResult) *protocol.ResultFields { return &r.ResultFields },
+			func(meta wireMeta, mp protocol.MRTRParams) any {
+				return &callToolWire{Meta: meta, Name: name, Arguments: args, MRTRParams: mp, Task: task, headers: headers}
+			})
+		var e *jsonrpc.Error
+		if retried || !c.mirrors || !errors.As(err, &e) || e.Code != jsonrpc.CodeHeaderMismatch {
+			return res, err
+		}
+		// "If the server rejects a request with a HeaderMismatch error
+		// ... the client SHOULD call tools/list to check for changes to
+		// the tool's inputSchema, then retry the original request."
+		if _, lerr := Collect(c.Tools(ctx)); lerr != nil {
+			return res, err
+		}
+	}
+}
+
+// mirroredArgs computes the Mcp-Param-* headers of a call to a tool whose
+// input schema asks for them (known from tools/list), encoding the
+// arguments once so that their values can be read.
+func (c *Client) mirroredArgs(name string, args any) (any, []header) {
+	if !c.mirrors || !c.modern {
+		return args, nil
+	}
+	c.mu.Lock()
+	params := c.toolHeaders[name]
+	c.mu.Unlock()
+	if len(params) == 0 {
+		return args, nil
+	}
+	raw, ok := args.(jsontext.Value)
+	if !ok {
+		b, err := json.Marshal(args)
+		if err != nil {
+			return args, nil // the call reports the encoding error
+		}
+		raw = b
+	}
+	var headers []header
+	for _, p := range params {
+		if v, ok := mcpheader.Lookup(raw, p); ok {
+			if s, ok := mcpheader.Value(v); ok {
+				headers = append(headers, header{p.Header, s})
+			}
+		}
+	}
+	return raw, headers
+}
+
+// checkTools drops the tools a header-mirroring transport must refuse
+// ("the client MUST exclude the invalid tool from the result of
+// tools/list") and remembers the mirrored parameters of the others.
+func (c *Client) checkTools(tools []protocol.Tool) []protocol.Tool {
+	if !c.mirrors || !c.modern {
+		return tools
+	}
+	out := tools[:0]
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.toolHeaders == nil {
+		c.toolHeaders = map[string][]mcpheader.Param{}
+	}
+	for _, t := range tools {
+		ps, err := mcpheader.Params(t.InputSchema)
+		if err != nil {
+			c.log.Warn("client: refusing tool with an invalid x-mcp-header annotation", "tool", t.Name, "reason", err)
+			continue
+		}
+		if len(ps) > 0 {
+			c.toolHeaders[t.Name] = ps
+		} else {
+			delete(c.toolHeaders, t.Name)
+		}
+		out = append(out, t)
+	}
+	return out
 }
 
 // GetPrompt renders a prompt.
@@ -193,7 +285,12 @@ func (c *Client) ReadResource(ctx context.Context, uri string) (*protocol.ReadRe
 
 // ListTools returns one page of tools.
 func (c *Client) ListTools(ctx context.Context, cursor string) (*protocol.ListToolsResult, error) {
-	return request[protocol.ListToolsResult](c, ctx, protocol.MethodToolsList, nil, &protocol.PaginatedParams{Cursor: cursor})
+	res, err := request[protocol.ListToolsResult](c, ctx, protocol.MethodToolsList, nil, &protocol.PaginatedParams{Cursor: cursor})
+	if err != nil {
+		return nil, err
+	}
+	res.Tools = c.checkTools(res.Tools)
+	return res, nil
 }
 
 // ListResources returns one page of resources.

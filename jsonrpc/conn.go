@@ -677,6 +677,9 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	return c.stream.Write(ctx, m)
 }
 
+// Stream returns the stream the connection runs over.
+func (c *Conn) Stream() Stream { return c.stream }
+
 // Write sends a message as it is; transports that route messages (such as
 // an HTTP session answering on a request's own stream) use it.
 func (c *Conn) Write(ctx context.Context, m *Message) error { return c.stream.Write(ctx, m) }

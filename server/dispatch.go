@@ -25,9 +25,20 @@ func (s *Server) HandleMessage(ctx context.Context, m *jsonrpc.Message, sess *Se
 		s.notification(ctx, m, sess)
 		return nil, nil
 	}
-	if v := m.Meta.ProtocolVersion; v != "" && (protocol.IsModern(v) || sess == nil || !sess.Initialized()) {
-		if !protocol.IsModern(v) || !s.supports(v) {
-			return nil, s.unsupportedVersion(v)
+	if sess == nil {
+		// Without a session (a stateless HTTP request) only the modern
+		// era is possible: the request must carry its _meta.
+		if err := s.CheckRequestMeta(m); err != nil {
+			return nil, err
+		}
+		if err := s.CheckVersion(m.Meta.ProtocolVersion); err != nil {
+			return nil, err
+		}
+		return s.modernRequest(ctx, m, peer)
+	}
+	if v := m.Meta.ProtocolVersion; v != "" && (protocol.IsModern(v) || !sess.Initialized()) {
+		if err := s.CheckVersion(v); err != nil {
+			return nil, err
 		}
 		return s.modernRequest(ctx, m, peer)
 	}
@@ -42,6 +53,31 @@ func (s *Server) HandleMessage(ctx context.Context, m *jsonrpc.Message, sess *Se
 			"request without %s in _meta: modern clients must send the protocol version with every request; legacy clients must send initialize first", protocol.MetaProtocolVersion)
 	}
 	return s.legacyRequest(ctx, m, sess, peer)
+}
+
+// CheckRequestMeta checks that a modern request carries the _meta fields
+// every request must: "A request missing any required field is
+// malformed; the server MUST reject it with JSON-RPC error code -32602."
+func (s *Server) CheckRequestMeta(m *jsonrpc.Message) error {
+	if len(m.Meta.Raw) == 0 {
+		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "missing _meta: every request must carry %s and %s", protocol.MetaProtocolVersion, protocol.MetaClientCapabilities)
+	}
+	if m.Meta.ProtocolVersion == "" {
+		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "missing required _meta field %s", protocol.MetaProtocolVersion)
+	}
+	if v, ok, _ := jsonrpc.Member(m.Meta.Raw, protocol.MetaClientCapabilities); !ok || len(v) == 0 || v[0] != '{' {
+		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "missing required _meta field %s", protocol.MetaClientCapabilities)
+	}
+	return nil
+}
+
+// CheckVersion returns the UnsupportedProtocolVersionError for a modern
+// request in revision v, or nil when the server serves v statelessly.
+func (s *Server) CheckVersion(v string) error {
+	if !protocol.IsModern(v) || !s.supports(v) {
+		return s.unsupportedVersion(v)
+	}
+	return nil
 }
 
 func (s *Server) unsupportedVersion(requested string) error {

@@ -128,6 +128,30 @@ func (r *Request) Logger() *slog.Logger {
 	}, enabled: r.logEnabled, logger: r.server.impl.Name})
 }
 
+// CloseStream ends the HTTP response stream of a legacy Streamable HTTP
+// request while the request goes on: the client reconnects with
+// Last-Event-ID and gets the rest, response included (SSE polling, SEP-1699:
+// "the server MAY close the connection ... at any time in order to avoid
+// holding a long-lived connection"). It reports whether the transport
+// could; other transports cannot.
+func (r *Request) CloseStream() bool {
+	c, ok := r.peer.(interface{ Stream() jsonrpc.Stream })
+	if !ok {
+		return false
+	}
+	st := c.Stream()
+	for {
+		if sc, ok := st.(interface{ CloseRequestStream(id jsonrpc.ID) bool }); ok {
+			return sc.CloseRequestStream(r.ID)
+		}
+		u, ok := st.(interface{ Unwrap() jsonrpc.Stream })
+		if !ok {
+			return false
+		}
+		st = u.Unwrap()
+	}
+}
+
 // Elicit asks the client's user for input: a form (Mode "form" or empty,
 // with a RequestedSchema) or a visit to a URL (Mode "url").
 //

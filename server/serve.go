@@ -15,7 +15,7 @@ import (
 // initialize, and any number of modern requests.
 //
 // When the client closes its side, the answers being computed are still
-// sent (for up to [Options.DrainTimeout]) before Run returns.
+// sent (for a few seconds) before Run returns.
 func (s *Server) Run(ctx context.Context, stream jsonrpc.Stream) error {
 	conn := s.Connect(ctx, stream)
 	return conn.Wait()
@@ -24,6 +24,14 @@ func (s *Server) Run(ctx context.Context, stream jsonrpc.Stream) error {
 // Connect starts serving stream and returns its connection; close it to
 // stop. [Server.Run] is Connect followed by waiting.
 func (s *Server) Connect(ctx context.Context, stream jsonrpc.Stream) *jsonrpc.Conn {
+	conn, _ := s.ConnectSession(ctx, stream, "")
+	return conn
+}
+
+// ConnectSession is [Server.Connect] for transports that name their
+// sessions (an HTTP session's Mcp-Session-Id): it also returns the legacy
+// session of the connection, whose ID is id.
+func (s *Server) ConnectSession(ctx context.Context, stream jsonrpc.Stream, id string) (*jsonrpc.Conn, *Session) {
 	in := &inputEnd{Stream: stream, ended: make(chan struct{})}
 	h := &connHandler{server: s, ready: make(chan struct{}), inputEnded: in.ended}
 	conn := jsonrpc.NewConn(ctx, in, &jsonrpc.ConnOptions{
@@ -33,13 +41,13 @@ func (s *Server) Connect(ctx context.Context, stream jsonrpc.Stream) *jsonrpc.Co
 		DrainTimeout:   drainTimeout,
 		Logger:         s.log,
 	})
-	h.session = s.NewSession(conn, "")
+	h.session = s.NewSession(conn, id)
 	close(h.ready)
 	go func() {
 		<-conn.Done()
 		h.session.Close()
 	}()
-	return conn
+	return conn, h.session
 }
 
 // drainTimeout is how long answers being computed when the client closes
@@ -69,6 +77,10 @@ type inputEnd struct {
 	once  sync.Once
 	ended chan struct{}
 }
+
+// Unwrap returns the stream underneath, for the optional interfaces a
+// transport's stream implements.
+func (s *inputEnd) Unwrap() jsonrpc.Stream { return s.Stream }
 
 func (s *inputEnd) Read() (*jsonrpc.Message, error) {
 	m, err := s.Stream.Read()

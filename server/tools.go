@@ -256,3 +256,16 @@ func (s *Server) callTool(ctx context.Context, r *Request, params jsontext.Value
 func toolError(err error) *protocol.CallToolResult {
 	return &protocol.CallToolResult{Content: []protocol.Content{protocol.TextContent(err.Error())}, IsError: true}
 }
+
+// Tool returns the registered tool called name. Transports use it, for
+// example, to check the Mcp-Param-* headers a tool's inputSchema asks
+// for.
+func (s *Server) Tool(name string) (protocol.Tool, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e, ok := s.tools.get(name)
+	if !ok {
+		return protocol.Tool{}, false
+	}
+	return e.tool, true
+}

@@ -1,0 +1,637 @@
+package streamable
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ferrymcp/ferry/internal/mcpheader"
+	"github.com/ferrymcp/ferry/jsonrpc"
+	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/transport/sse"
+)
+
+// Transport reaches an MCP server over Streamable HTTP. It is a client
+// transport (client.Transport): [client.Connect] with a Transport detects
+// the server's era as the specification describes ("attempt a modern
+// request and inspect the body of a 400 Bad Request before falling back"),
+// and when even initialize is refused with 400, 404 or 405 without a
+// modern error body, the Transport falls back to the HTTP+SSE transport of
+// 2024-11-05 on the same URL.
+type Transport struct {
+	// URL is the MCP endpoint, e.g. "http://localhost:3000/mcp".
+	URL string
+	// Client makes the HTTP requests; nil means a client of its own with
+	// no overall timeout (streams are long-lived; requests are bounded by
+	// their contexts).
+	Client *http.Client
+	// Header is added to every request (for example Authorization).
+	Header http.Header
+	// DisableReinitialize stops a legacy session from being opened again
+	// by itself when the server forgot it (404).
+	DisableReinitialize bool
+	// DisableGETStream stops the legacy GET stream that carries
+	// server-initiated messages from being opened.
+	DisableGETStream bool
+	// DisableSSEFallback stops the fall back to HTTP+SSE.
+	DisableSSEFallback bool
+	// MaxEventBytes bounds one SSE event or JSON body (default 16 MiB).
+	MaxEventBytes int
+	// MaxReconnects bounds the attempts to resume a broken legacy stream
+	// (default 5).
+	MaxReconnects int
+	// Logger receives diagnostics. Nil discards them.
+	Logger *slog.Logger
+}
+
+// Open returns the stream of a new connection. Nothing is sent before the
+// first message.
+func (t *Transport) Open(ctx context.Context) (jsonrpc.Stream, error) {
+	if t.URL == "" {
+		return nil, errors.New("streamable: no URL")
+	}
+	cs := &clientStream{
+		t:      t,
+		hc:     t.Client,
+		in:     make(chan *jsonrpc.Message, 64),
+		closed: make(chan struct{}),
+		max:    t.MaxEventBytes,
+		log:    t.Logger,
+	}
+	if cs.hc == nil {
+		cs.hc = &http.Client{}
+	}
+	if cs.max <= 0 {
+		cs.max = jsonrpc.DefaultMaxSize
+	}
+	if cs.log == nil {
+		cs.log = slog.New(slog.DiscardHandler)
+	}
+	cs.ctx, cs.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	return cs, nil
+}
+
+// clientStream is one connection over Streamable HTTP: every message is a
+// POST, whose answer (JSON or an event stream) feeds Read.
+type clientStream struct {
+	t      *Transport
+	hc     *http.Client
+	in     chan *jsonrpc.Message
+	closed chan struct{}
+	once   sync.Once
+	ctx    context.Context // lives until Close
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	max    int
+	log    *slog.Logger
+
+	mu        sync.Mutex
+	sessionID string // legacy session
+	version   string // protocol version for the MCP-Protocol-Version header
+	initBody  []byte // the initialize request, to open a new session after a 404
+	initNote  []byte // the initialized notification, likewise
+	getOpen   bool
+	fallback  jsonrpc.Stream // HTTP+SSE, once fallen back
+	reinit    sync.Mutex
+}
+
+func (cs *clientStream) Read() (*jsonrpc.Message, error) {
+	select {
+	case m := <-cs.in:
+		return m, nil
+	case <-cs.closed:
+		return nil, io.EOF
+	}
+}
+
+func (cs *clientStream) Close() error {
+	cs.once.Do(func() {
+		cs.mu.Lock()
+		sid, fb := cs.sessionID, cs.fallback
+		cs.mu.Unlock()
+		if fb != nil {
+			fb.Close()
+		}
+		if sid != "" {
+			// "Clients that no longer need a particular session ...
+			// SHOULD send an HTTP DELETE to the MCP endpoint."
+			ctx, cancel := context.WithTimeout(cs.ctx, 2*time.Second)
+			req, err := http.NewRequestWithContext(ctx, http.MethodDelete, cs.t.URL, nil)
+			if err == nil {
+				cs.setHeaders(req, sid)
+				if resp, err := cs.hc.Do(req); err == nil {
+					resp.Body.Close()
+				}
+			}
+			cancel()
+		}
+		cs.cancel()
+		close(cs.closed)
+		cs.wg.Wait()
+	})
+	return nil
+}
+
+// deliver hands a received message to Read.
+func (cs *clientStream) deliver(ctx context.Context, m *jsonrpc.Message) bool {
+	select {
+	case cs.in <- m:
+		return true
+	case <-cs.closed:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// fail answers request id with an error made up on this side.
+func (cs *clientStream) fail(id jsonrpc.ID, code int64, format string, args ...any) {
+	cs.deliver(cs.ctx, &jsonrpc.Message{ID: id, Error: jsonrpc.NewError(code, format, args...)})
+}
+
+func (cs *clientStream) setHeaders(req *http.Request, sid string) {
+	for k, vs := range cs.t.Header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	if sid != "" {
+		req.Header.Set(headerSessionID, sid)
+	}
+	cs.mu.Lock()
+	v := cs.version
+	cs.mu.Unlock()
+	if v != "" && req.Header.Get(headerProtocolVersion) == "" {
+		req.Header.Set(headerProtocolVersion, v)
+	}
+}
+
+// Mirrored is implemented by message bodies whose values an HTTP transport
+// mirrors into headers (the modern MCP-Protocol-Version, Mcp-Name and
+// Mcp-Param-* headers). The client package's request bodies implement it.
+type Mirrored interface {
+	Mirror(set func(name, value string))
+}
+
+// MirrorsHeaders tells the client that this transport mirrors tool
+// arguments into headers, so that it must refuse tools whose x-mcp-header
+// annotations are invalid.
+func (cs *clientStream) MirrorsHeaders() bool { return true }
+
+func (cs *clientStream) Write(ctx context.Context, m *jsonrpc.Message) error {
+	cs.mu.Lock()
+	fb := cs.fallback
+	cs.mu.Unlock()
+	if fb != nil {
+		return fb.Write(ctx, m)
+	}
+	body, err := jsonrpc.AppendMessage(nil, m)
+	if err != nil {
+		return err
+	}
+	hdr := http.Header{}
+	if m.Method != "" {
+		hdr.Set(headerMethod, m.Method)
+	}
+	modern := false
+	if mr, ok := m.Body.(Mirrored); ok {
+		mr.Mirror(func(k, v string) {
+			hdr.Set(k, v)
+			modern = modern || strings.EqualFold(k, headerProtocolVersion)
+		})
+	}
+	if modern && m.IsRequest() && hdr.Get(headerName) == "" {
+		if field := nameField(m.Method); field != "" {
+			// The body did not say: find the name in the params.
+			if params, ok, _ := jsonrpc.Member(body, "params"); ok {
+				if v, ok, _ := jsonrpc.Member(params, field); ok && len(v) > 0 && v[0] == '"' {
+					s, _ := jsonrpc.Unquote(v)
+					hdr.Set(headerName, mcpheader.Encode(s))
+				}
+			}
+		}
+	}
+	switch {
+	case m.Method == protocol.MethodInitialize:
+		cs.mu.Lock()
+		cs.initBody = body
+		cs.mu.Unlock()
+	case m.Method == protocol.NotificationInitialized:
+		cs.mu.Lock()
+		cs.initNote = body
+		cs.mu.Unlock()
+	}
+	if m.IsRequest() {
+		cs.wg.Add(1)
+		go func() {
+			defer cs.wg.Done()
+			cs.roundTrip(ctx, m.ID, m.Method, body, hdr, true)
+		}()
+		return nil
+	}
+	if err := cs.send(ctx, body, hdr); err != nil {
+		return err
+	}
+	if m.Method == protocol.NotificationInitialized {
+		cs.openGET()
+	}
+	return nil
+}
+
+// send POSTs a notification or a response, which the server accepts with
+// 202 and no body.
+func (cs *clientStream) send(ctx context.Context, body []byte, hdr http.Header) error {
+	resp, err := cs.post(ctx, body, hdr)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return fmt.Errorf("streamable: POST answered %s: %s", resp.Status, bytes.TrimSpace(msg))
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
+	return nil
+}
+
+func (cs *clientStream) post(ctx context.Context, body []byte, hdr http.Header) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, cs.t.URL, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range hdr {
+		req.Header[k] = v
+	}
+	req.Header.Set("Content-Type", "application/json")
+	// "The client MUST include an Accept header, listing both
+	// application/json and text/event-stream."
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	cs.mu.Lock()
+	sid := cs.sessionID
+	cs.mu.Unlock()
+	cs.setHeaders(req, sid)
+	return cs.hc.Do(req)
+}
+
+// roundTrip POSTs a request and delivers what the server answers.
+func (cs *clientStream) roundTrip(ctx context.Context, id jsonrpc.ID, method string, body []byte, hdr http.Header, mayRetry bool) {
+	resp, err := cs.post(ctx, body, hdr)
+	if err != nil {
+		if ctx.Err() != nil {
+			return // cancelled: the Conn already gave up on the call
+		}
+		cs.fail(id, jsonrpc.CodeInternalError, "POST %s: %v", method, err)
+		return
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusNotFound && mayRetry && method != protocol.MethodInitialize && cs.hasSession() && !cs.t.DisableReinitialize:
+		// "When a client receives HTTP 404 in response to a request
+		// containing an MCP-Session-Id, it MUST start a new session."
+		if err := cs.reinitialize(ctx); err != nil {
+			cs.fail(id, jsonrpc.CodeInternalError, "the server ended the session, and opening a new one failed: %v", err)
+			return
+		}
+		cs.roundTrip(ctx, id, method, body, hdr, false)
+		return
+	case resp.StatusCode >= 400:
+		raw, _ := io.ReadAll(io.LimitReader(resp.Body, int64(cs.max)))
+		em, perr := jsonrpc.Decode(raw, jsonrpc.Limits{MaxSize: cs.max})
+		modernBody := perr == nil && em.Error != nil && isModernError(em.Error.Code)
+		if method == protocol.MethodInitialize && !modernBody && !cs.t.DisableSSEFallback &&
+			(resp.StatusCode == http.StatusBadRequest || resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed) {
+			// "If it fails with HTTP status code 400 Bad Request, 404 Not
+			// Found, or 405 Method Not Allowed and the response body is
+			// not a recognized modern JSON-RPC error: Issue a GET request
+			// to the server URL, expecting ... an endpoint event."
+			if cs.fallBack(ctx, id, body) {
+				return
+			}
+		}
+		if perr == nil && em.Error != nil {
+			cs.deliver(ctx, &jsonrpc.Message{ID: id, Error: em.Error})
+			return
+		}
+		cs.fail(id, jsonrpc.CodeInvalidRequest, "HTTP %s: %s", resp.Status, snippet(raw))
+		return
+	case resp.StatusCode == http.StatusAccepted:
+		cs.fail(id, jsonrpc.CodeInternalError, "the server accepted a request without answering it (202)")
+		return
+	}
+	if method == protocol.MethodInitialize {
+		if sid := resp.Header.Get(headerSessionID); sid != "" {
+			cs.mu.Lock()
+			cs.sessionID = sid
+			cs.mu.Unlock()
+		}
+	}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch mt {
+	case "text/event-stream":
+		cs.readStream(ctx, id, method, resp.Body, "")
+	default:
+		raw, err := io.ReadAll(io.LimitReader(resp.Body, int64(cs.max)+1))
+		if err != nil {
+			cs.fail(id, jsonrpc.CodeInternalError, "reading the answer to %s: %v", method, err)
+			return
+		}
+		if len(raw) > cs.max {
+			cs.fail(id, jsonrpc.CodeInternalError, "the answer to %s exceeds %d bytes", method, cs.max)
+			return
+		}
+		m, err := jsonrpc.Decode(raw, jsonrpc.Limits{MaxSize: cs.max})
+		if err != nil {
+			cs.fail(id, jsonrpc.CodeParseError, "invalid answer to %s: %v", method, err)
+			return
+		}
+		cs.received(m)
+		cs.deliver(ctx, m)
+	}
+}
+
+func snippet(b []byte) string {
+	b = bytes.TrimSpace(b)
+	if len(b) > 300 {
+		b = append(b[:300:300], "…"...)
+	}
+	return string(b)
+}
+
+// isModernError reports whether an error code identifies a modern server
+// ("a recognized modern JSON-RPC error").
+func isModernError(code int64) bool {
+	switch code {
+	case jsonrpc.CodeHeaderMismatch, jsonrpc.CodeMissingRequiredClientCapability, jsonrpc.CodeUnsupportedProtocolVersion:
+		return true
+	}
+	return false
+}
+
+func (cs *clientStream) hasSession() bool {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return cs.sessionID != ""
+}
+
+// received notes what the transport needs from answers: the protocol
+// version an initialize negotiated, for the MCP-Protocol-Version header.
+func (cs *clientStream) received(m *jsonrpc.Message) {
+	if len(m.Result) == 0 {
+		return
+	}
+	if v, ok, _ := jsonrpc.Member(m.Result, "protocolVersion"); ok && len(v) > 0 && v[0] == '"' {
+		if s, err := jsonrpc.Unquote(v); err == nil && !protocol.IsModern(s) {
+			cs.mu.Lock()
+			if cs.sessionID != "" || cs.version == "" {
+				cs.version = s
+			}
+			cs.mu.Unlock()
+		}
+	}
+}
+
+// readStream reads an event stream answering request id, and resumes it
+// with GET and Last-Event-ID when the connection breaks before the
+// answer, honouring the server's retry delay (legacy sessions only: a
+// modern stream that breaks loses its request).
+func (cs *clientStream) readStream(ctx context.Context, id jsonrpc.ID, method string, body io.Reader, lastID string) {
+	retry := time.Second
+	for attempt := 0; ; attempt++ {
+		answered, last, r, err := cs.readEvents(ctx, id, body)
+		if last != "" {
+			lastID = last
+		}
+		if r > 0 {
+			retry = r
+		}
+		if answered || ctx.Err() != nil {
+			return
+		}
+		if !id.IsValid() {
+			return
+		}
+		max := cs.t.MaxReconnects
+		if max <= 0 {
+			max = 5
+		}
+		if !cs.hasSession() || lastID == "" || attempt >= max {
+			if err == nil {
+				err = io.ErrUnexpectedEOF
+			}
+			cs.fail(id, jsonrpc.CodeInternalError, "the stream answering %s ended before its response: %v", method, err)
+			return
+		}
+		// "The client MUST respect the retry field, waiting the given
+		// number of milliseconds before attempting to reconnect."
+		select {
+		case <-time.After(retry):
+		case <-ctx.Done():
+			return
+		case <-cs.closed:
+			return
+		}
+		resp, gerr := cs.get(ctx, lastID)
+		if gerr != nil {
+			cs.fail(id, jsonrpc.CodeInternalError, "resuming the stream answering %s: %v", method, gerr)
+			return
+		}
+		body = resp.Body
+		defer resp.Body.Close()
+	}
+}
+
+// readEvents delivers the messages of one event stream. It reports
+// whether the response to id arrived, the last event id and retry delay
+// seen.
+func (cs *clientStream) readEvents(ctx context.Context, id jsonrpc.ID, body io.Reader) (answered bool, lastID string, retry time.Duration, err error) {
+	rd := sse.NewReader(body, cs.max)
+	for {
+		ev, err := rd.Next()
+		// Id-only events (the priming event of a resumable stream) are
+		// not returned, but they count for Last-Event-ID and retry.
+		lastID = rd.LastEventID()
+		if r, ok := rd.Retry(); ok {
+			retry = r
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = nil
+			}
+			return false, lastID, retry, err
+		}
+		if len(ev.Data) == 0 || (ev.Name != "" && ev.Name != "message") {
+			continue
+		}
+		m, derr := jsonrpc.Decode([]byte(ev.Data), jsonrpc.Limits{MaxSize: cs.max})
+		if derr != nil {
+			cs.log.Warn("streamable: invalid message in event stream", "error", derr)
+			continue
+		}
+		cs.received(m)
+		if !cs.deliver(ctx, m) {
+			return false, lastID, retry, ctx.Err()
+		}
+		if m.IsResponse() && m.ID == id {
+			return true, lastID, retry, nil
+		}
+	}
+}
+
+func (cs *clientStream) get(ctx context.Context, lastID string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cs.t.URL, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	if lastID != "" {
+		req.Header.Set(headerLastEventID, lastID)
+	}
+	cs.mu.Lock()
+	sid := cs.sessionID
+	cs.mu.Unlock()
+	cs.setHeaders(req, sid)
+	resp, err := cs.hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return nil, fmt.Errorf("GET answered %s", resp.Status)
+	}
+	return resp, nil
+}
+
+// openGET starts the legacy GET stream for server-initiated messages. It
+// is optional on both sides: when the server refuses it (405) or it
+// breaks for good, requests go on over POST regardless.
+func (cs *clientStream) openGET() {
+	if cs.t.DisableGETStream || !cs.hasSession() {
+		return
+	}
+	cs.mu.Lock()
+	if cs.getOpen {
+		cs.mu.Unlock()
+		return
+	}
+	cs.getOpen = true
+	cs.mu.Unlock()
+	cs.wg.Add(1)
+	go func() {
+		defer cs.wg.Done()
+		defer func() {
+			cs.mu.Lock()
+			cs.getOpen = false
+			cs.mu.Unlock()
+		}()
+		lastID := ""
+		retry := time.Second
+		for failures := 0; failures < 5; {
+			resp, err := cs.get(cs.ctx, lastID)
+			if err != nil {
+				if cs.ctx.Err() != nil || strings.Contains(err.Error(), "405") {
+					return
+				}
+				failures++
+			} else {
+				failures = 0
+				_, last, r, _ := cs.readEvents(cs.ctx, jsonrpc.ID{}, resp.Body)
+				resp.Body.Close()
+				if last != "" {
+					lastID = last
+				}
+				if r > 0 {
+					retry = r
+				}
+			}
+			select {
+			case <-time.After(retry):
+			case <-cs.closed:
+				return
+			}
+		}
+	}()
+}
+
+// reinitialize opens a new legacy session by sending the initialize
+// request and the initialized notification again.
+func (cs *clientStream) reinitialize(ctx context.Context) error {
+	cs.reinit.Lock()
+	defer cs.reinit.Unlock()
+	cs.mu.Lock()
+	initBody, initNote := cs.initBody, cs.initNote
+	cs.sessionID = ""
+	cs.mu.Unlock()
+	if initBody == nil {
+		return errors.New("no initialize request to repeat")
+	}
+	resp, err := cs.post(ctx, initBody, http.Header{})
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("initialize answered %s", resp.Status)
+	}
+	sid := resp.Header.Get(headerSessionID)
+	if sid == "" {
+		return errors.New("initialize answered without a session id")
+	}
+	cs.mu.Lock()
+	cs.sessionID = sid
+	cs.mu.Unlock()
+	// The answer itself is not delivered: the Conn saw the first one.
+	io.Copy(io.Discard, io.LimitReader(resp.Body, int64(cs.max)))
+	if initNote != nil {
+		if err := cs.send(ctx, initNote, http.Header{}); err != nil {
+			return err
+		}
+	}
+	cs.log.Info("streamable: opened a new session after the server forgot the old one")
+	cs.openGET()
+	return nil
+}
+
+// fallBack switches to the HTTP+SSE transport of 2024-11-05 and sends the
+// initialize request over it.
+func (cs *clientStream) fallBack(ctx context.Context, id jsonrpc.ID, initBody []byte) bool {
+	fb, err := (&sse.Transport{URL: cs.t.URL, Client: cs.hc, Header: cs.t.Header, MaxEventBytes: cs.max, Logger: cs.log}).Open(ctx)
+	if err != nil {
+		cs.log.Debug("streamable: HTTP+SSE fallback failed", "error", err)
+		return false
+	}
+	m, err := jsonrpc.Decode(bytes.Clone(initBody), jsonrpc.Limits{MaxSize: cs.max})
+	if err != nil {
+		fb.Close()
+		return false
+	}
+	if err := fb.Write(ctx, m); err != nil {
+		fb.Close()
+		return false
+	}
+	cs.mu.Lock()
+	cs.fallback = fb
+	cs.mu.Unlock()
+	cs.wg.Add(1)
+	go func() {
+		defer cs.wg.Done()
+		for {
+			m, err := fb.Read()
+			if err != nil {
+				return
+			}
+			if !cs.deliver(cs.ctx, m) {
+				return
+			}
+		}
+	}()
+	cs.log.Info("streamable: the server speaks the HTTP+SSE transport of 2024-11-05; using it")
+	return true
+}

@@ -1,0 +1,177 @@
+package streamable_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ferrymcp/ferry/client"
+	"github.com/ferrymcp/ferry/internal/leakcheck"
+	"github.com/ferrymcp/ferry/jsonrpc"
+	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/server"
+	"github.com/ferrymcp/ferry/transport/sse"
+	"github.com/ferrymcp/ferry/transport/streamable"
+)
+
+func connectHTTP(t *testing.T, url string, opts *client.Options, tr *streamable.Transport) *client.Client {
+	t.Helper()
+	if tr == nil {
+		tr = &streamable.Transport{}
+	}
+	tr.URL = url
+	c, err := client.Connect(context.Background(), tr, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func TestClientEras(t *testing.T) {
+	for _, tc := range []struct {
+		name, version string
+		modern        bool
+	}{
+		{"detect", "", true},
+		{"modern", protocol.Version20260728, true},
+		{"legacy", protocol.Version20251125, false},
+		{"legacy-2025-03-26", protocol.Version20250326, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			leakcheck.Check(t)
+			ts, _ := newHTTPServer(t, nil)
+			var progress atomic.Int32
+			c := connectHTTP(t, ts.URL, &client.Options{
+				ProtocolVersion: tc.version,
+				Elicitation: func(ctx context.Context, p *protocol.ElicitParams) (*protocol.ElicitResult, error) {
+					return &protocol.ElicitResult{Action: protocol.ElicitAccept, Content: map[string]any{"name": "Ann"}}, nil
+				},
+			}, nil)
+			if c.Modern() != tc.modern {
+				t.Fatalf("modern = %v", c.Modern())
+			}
+			ctx := context.Background()
+			res, err := c.Call(ctx, "echo", map[string]string{"message": "héllo"})
+			if err != nil || res.Content[0].Text != "héllo" {
+				t.Fatalf("echo: %v %v", res, err)
+			}
+			pctx := client.WithProgress(ctx, func(*protocol.ProgressParams) { progress.Add(1) })
+			res, err = c.Call(pctx, "progress", map[string]int{"steps": 3, "delayMs": 1})
+			if err != nil || res.Content[0].Text != "done" || progress.Load() != 3 {
+				t.Fatalf("progress: %v %v, %d notifications", res, err, progress.Load())
+			}
+			if tc.version != protocol.Version20250326 {
+				res, err = c.Call(ctx, "ask", nil)
+				if err != nil || res.Content[0].Text != "Ann" {
+					t.Fatalf("elicitation: %+v %v", res, err)
+				}
+			}
+			// x-mcp-header: the client learns from tools/list which
+			// arguments to mirror, and the server checks them.
+			if _, err := client.Collect(c.Tools(ctx)); err != nil {
+				t.Fatal(err)
+			}
+			res, err = c.Call(ctx, "region", map[string]any{"region": "Zürich", "n": 7})
+			if err != nil || res.IsError || res.Content[0].Text != "Zürich" {
+				t.Fatalf("region: %+v %v", res, err)
+			}
+		})
+	}
+}
+
+// A legacy session the server forgot (here: expired) is opened again by
+// the client on its own, and the call that met the 404 goes through.
+func TestClientReinitializes(t *testing.T) {
+	leakcheck.Check(t)
+	ts, h := newHTTPServer(t, &streamable.Options{SessionIdleTimeout: 50 * time.Millisecond})
+	c := connectHTTP(t, ts.URL, &client.Options{ProtocolVersion: protocol.Version20251125}, &streamable.Transport{DisableGETStream: true})
+	for deadline := time.Now().Add(5 * time.Second); h.Sessions() != 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if h.Sessions() != 0 {
+		t.Fatal("the session did not expire")
+	}
+	res, err := c.Call(context.Background(), "echo", map[string]string{"message": "again"})
+	if err != nil || res.Content[0].Text != "again" {
+		t.Fatalf("after the session ended: %v %v", res, err)
+	}
+	if h.Sessions() != 1 {
+		t.Errorf("%d sessions, want the new one", h.Sessions())
+	}
+}
+
+// A server that ends the stream of a request before its response: the
+// client resumes with GET and Last-Event-ID after the announced delay.
+func TestClientResumesClosedStream(t *testing.T) {
+	leakcheck.Check(t)
+	s := testServer()
+	server.AddTool(s, &protocol.Tool{Name: "reconnect"}, func(ctx context.Context, req *server.Request, in struct{}) (string, error) {
+		req.Progress(ctx, 1, 2, "before")
+		if !req.CloseStream() {
+			return "", errors.New("the transport cannot close the stream")
+		}
+		time.Sleep(50 * time.Millisecond)
+		req.Progress(ctx, 2, 2, "after")
+		return "resumed", nil
+	})
+	h := streamable.NewHandler(s, &streamable.Options{Retry: 20 * time.Millisecond})
+	var gets atomic.Int32
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.Header.Get("Last-Event-ID") != "" {
+			gets.Add(1)
+		}
+		h.ServeHTTP(w, r)
+	}))
+	defer ts.Close()
+	defer h.Close()
+	var progress atomic.Int32
+	c := connectHTTP(t, ts.URL, &client.Options{ProtocolVersion: protocol.Version20251125}, &streamable.Transport{DisableGETStream: true})
+	ctx := client.WithProgress(context.Background(), func(*protocol.ProgressParams) { progress.Add(1) })
+	res, err := c.Call(ctx, "reconnect", nil)
+	if err != nil || res.IsError || res.Content[0].Text != "resumed" {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if gets.Load() != 1 || progress.Load() != 2 {
+		t.Errorf("%d resuming GETs, %d progress notifications; want 1 and 2", gets.Load(), progress.Load())
+	}
+}
+
+// An HTTP+SSE (2024-11-05) server at the URL: initialize over Streamable
+// HTTP is refused without a modern error body, and the client falls back.
+func TestClientFallsBackToSSE(t *testing.T) {
+	leakcheck.Check(t)
+	h := sse.NewHandler(testServer(), &sse.Options{SSEPath: "/mcp", MessagePath: "/message"})
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	defer h.Close()
+	c := connectHTTP(t, ts.URL+"/mcp", nil, nil)
+	if c.Modern() {
+		t.Fatal("modern over HTTP+SSE")
+	}
+	res, err := c.Call(context.Background(), "echo", map[string]string{"message": "old"})
+	if err != nil || res.Content[0].Text != "old" {
+		t.Fatalf("%v %v", res, err)
+	}
+}
+
+func TestClientHTTPErrors(t *testing.T) {
+	leakcheck.Check(t)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "nothing here", http.StatusNotFound)
+	}))
+	defer ts.Close()
+	_, err := client.Connect(context.Background(), &streamable.Transport{URL: ts.URL}, &client.Options{ProbeTimeout: time.Second})
+	if err == nil || !strings.Contains(err.Error(), "404") {
+		t.Errorf("Connect to a 404: %v", err)
+	}
+	var rpcErr *jsonrpc.Error
+	if errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeUnsupportedProtocolVersion {
+		t.Errorf("a plain 404 taken for a modern error: %v", err)
+	}
+}

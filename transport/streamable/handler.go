@@ -1,0 +1,361 @@
+// Package streamable serves and reaches MCP servers over Streamable HTTP,
+// in both protocol eras on one endpoint:
+//
+//   - legacy (2025-03-26 to 2025-11-25): sessions opened by initialize and
+//     named by a random Mcp-Session-Id, server-to-client messages on the
+//     POST's SSE stream or a GET stream, resumable streams (event ids and
+//     Last-Event-ID) from a bounded event store, DELETE to end a session;
+//   - modern (2026-07-28): stateless requests whose Mcp-Method, Mcp-Name
+//     and Mcp-Param-* headers are checked against the body, one response
+//     stream per request, subscriptions/listen streams.
+//
+// [Handler] is the server side, an [http.Handler]; [Transport] is the
+// client side.
+package streamable
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ferrymcp/ferry/internal/httpsec"
+	"github.com/ferrymcp/ferry/jsonrpc"
+	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/server"
+)
+
+// Options configure a [Handler]. The zero value is usable.
+type Options struct {
+	// Logger receives diagnostics. Nil discards them.
+	Logger *slog.Logger
+	// SessionIdleTimeout ends a legacy session after this long without a
+	// request or an open stream (default 30 minutes; negative: never).
+	SessionIdleTimeout time.Duration
+	// MaxSessions bounds the legacy sessions open at once (default
+	// 10,000); initialize beyond it gets 503.
+	MaxSessions int
+	// MaxBodyBytes bounds a request body (default 16 MiB); a larger body
+	// gets 413.
+	MaxBodyBytes int64
+	// AllowedOrigins are Origin values accepted in addition to the
+	// default policy (same host, or a loopback origin when the server
+	// listens on loopback), e.g. "https://app.example.com".
+	AllowedOrigins []string
+	// AllowedHosts are Host values accepted in addition to the default
+	// policy, for servers behind a reverse proxy that keeps the public
+	// host name. When the server listens on a loopback address, only
+	// loopback host names and these are accepted: the protection against
+	// DNS rebinding.
+	AllowedHosts []string
+	// DisableHostCheck turns off the Origin and Host checks (for servers
+	// that do their own).
+	DisableHostCheck bool
+	// KeepAlive is the interval of SSE comments on quiet streams (default
+	// 15 seconds; negative: none).
+	KeepAlive time.Duration
+	// EventStoreBytes bounds the events kept per legacy session for
+	// Last-Event-ID resumption (default 1 MiB).
+	EventStoreBytes int
+	// Retry is the reconnection delay announced on resumable streams
+	// (default 1 second).
+	Retry time.Duration
+	// AlwaysSSE answers every request with an event stream. By default a
+	// request that sends nothing before its response is answered with
+	// plain JSON, and one that does (progress, log messages, questions to
+	// the client) switches to SSE at its first such message.
+	AlwaysSSE bool
+	// DisableLegacy refuses initialize and sessions: the endpoint then
+	// speaks only the stateless revisions.
+	DisableLegacy bool
+}
+
+// Handler serves an MCP [server.Server] over Streamable HTTP, both eras on
+// one endpoint. Mount it at the MCP endpoint path (e.g. "/mcp").
+type Handler struct {
+	server *server.Server
+	opts   Options
+	log    *slog.Logger
+
+	mu       sync.Mutex
+	sessions map[string]*session
+	closed   bool
+}
+
+// NewHandler returns a handler serving s.
+func NewHandler(s *server.Server, opts *Options) *Handler {
+	h := &Handler{server: s, sessions: map[string]*session{}}
+	if opts != nil {
+		h.opts = *opts
+	}
+	o := &h.opts
+	if o.SessionIdleTimeout == 0 {
+		o.SessionIdleTimeout = 30 * time.Minute
+	}
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = 10000
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = jsonrpc.DefaultMaxSize
+	}
+	if o.KeepAlive == 0 {
+		o.KeepAlive = 15 * time.Second
+	}
+	if o.EventStoreBytes <= 0 {
+		o.EventStoreBytes = 1 << 20
+	}
+	if o.Retry <= 0 {
+		o.Retry = time.Second
+	}
+	h.log = o.Logger
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	return h
+}
+
+// Close ends every legacy session. In-flight HTTP requests of those
+// sessions return.
+func (h *Handler) Close() error {
+	h.mu.Lock()
+	h.closed = true
+	sessions := make([]*session, 0, len(h.sessions))
+	for _, s := range h.sessions {
+		sessions = append(sessions, s)
+	}
+	h.mu.Unlock()
+	for _, s := range sessions {
+		s.close()
+	}
+	return nil
+}
+
+// Sessions returns the number of open legacy sessions.
+func (h *Handler) Sessions() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.sessions)
+}
+
+// Header names.
+const (
+	headerSessionID       = "Mcp-Session-Id"
+	headerProtocolVersion = "Mcp-Protocol-Version"
+	headerMethod          = "Mcp-Method"
+	headerName            = "Mcp-Name"
+	headerParamPrefix     = "Mcp-Param-"
+	headerLastEventID     = "Last-Event-Id"
+)
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// "Servers MUST validate the Origin header on all incoming
+	// connections to prevent DNS rebinding attacks."
+	if !h.opts.DisableHostCheck && !httpsec.Check(w, r, &httpsec.Options{AllowedOrigins: h.opts.AllowedOrigins, AllowedHosts: h.opts.AllowedHosts}) {
+		return
+	}
+	switch r.Method {
+	case http.MethodPost:
+		h.post(w, r)
+	case http.MethodGet:
+		h.get(w, r)
+	case http.MethodDelete:
+		h.delete(w, r)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		writeError(w, http.StatusMethodNotAllowed, jsonrpc.ID{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "method not allowed"})
+	}
+}
+
+// readMessage reads and decodes a POST body, answering the errors itself.
+func (h *Handler) readMessage(w http.ResponseWriter, r *http.Request) (*jsonrpc.Message, bool) {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+			writeError(w, http.StatusUnsupportedMediaType, jsonrpc.ID{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Content-Type must be application/json"})
+			return nil, false
+		}
+	}
+	if !accepts(r, "application/json") || !accepts(r, "text/event-stream") {
+		writeError(w, http.StatusNotAcceptable, jsonrpc.ID{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+			Message: "the Accept header must list both application/json and text/event-stream"})
+		return nil, false
+	}
+	if r.ContentLength > h.opts.MaxBodyBytes {
+		writeError(w, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, tooLarge(r.ContentLength, h.opts.MaxBodyBytes))
+		return nil, false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			writeError(w, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, tooLarge(-1, h.opts.MaxBodyBytes))
+		} else {
+			writeError(w, http.StatusBadRequest, jsonrpc.ID{}, &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "reading the body: " + err.Error()})
+		}
+		return nil, false
+	}
+	m, err := jsonrpc.Decode(body, jsonrpc.Limits{MaxSize: int(h.opts.MaxBodyBytes)})
+	if err != nil {
+		var de *jsonrpc.DecodeError
+		if errors.As(err, &de) {
+			writeError(w, http.StatusBadRequest, de.ID, de.Err)
+		} else {
+			writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.AsError(err))
+		}
+		return nil, false
+	}
+	return m, true
+}
+
+func tooLarge(n, limit int64) *jsonrpc.Error {
+	if n < 0 {
+		return jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "request body exceeds the limit of %d bytes", limit)
+	}
+	return jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "request body of %d bytes exceeds the limit of %d bytes", n, limit)
+}
+
+// accepts reports whether the request's Accept header admits media type
+// mt. No Accept header admits everything.
+func accepts(r *http.Request, mt string) bool {
+	values := r.Header.Values("Accept")
+	if len(values) == 0 {
+		return true
+	}
+	major, _, _ := strings.Cut(mt, "/")
+	for _, v := range values {
+		for part := range strings.SplitSeq(v, ",") {
+			t, _, _ := strings.Cut(strings.TrimSpace(part), ";")
+			t = strings.TrimSpace(t)
+			if t == mt || t == "*/*" || t == major+"/*" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
+	m, ok := h.readMessage(w, r)
+	if !ok {
+		return
+	}
+	if isModern(r, m) {
+		h.serveModern(w, r, m)
+		return
+	}
+	if h.opts.DisableLegacy {
+		writeError(w, http.StatusBadRequest, m.ID, jsonrpc.NewError(jsonrpc.CodeInvalidParams,
+			"this endpoint serves only the stateless protocol versions %s; send %s in _meta and the MCP-Protocol-Version header",
+			strings.Join(protocol.ModernVersions, ", "), protocol.MetaProtocolVersion))
+		return
+	}
+	if sid := r.Header.Get(headerSessionID); sid != "" {
+		s := h.session(sid)
+		if s == nil {
+			// "The server ... MUST respond to requests containing that
+			// session ID with HTTP 404 Not Found."
+			writeError(w, http.StatusNotFound, m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "session not found (it may have expired): send initialize again"})
+			return
+		}
+		s.servePost(w, r, m)
+		return
+	}
+	if m.Method == protocol.MethodInitialize {
+		h.initialize(w, r, m)
+		return
+	}
+	writeError(w, http.StatusBadRequest, m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+		Message: "missing Mcp-Session-Id: legacy clients must send initialize first; modern clients must send the MCP-Protocol-Version header and _meta"})
+}
+
+// isModern reports whether a POST belongs to the stateless era. A session
+// id or a legacy MCP-Protocol-Version header means legacy; any other
+// version header means modern (an unknown one gets
+// UnsupportedProtocolVersionError); without a header, _meta decides, and
+// initialize is legacy.
+func isModern(r *http.Request, m *jsonrpc.Message) bool {
+	if r.Header.Get(headerSessionID) != "" && m.Meta.ProtocolVersion == "" {
+		return false
+	}
+	if v := r.Header.Get(headerProtocolVersion); v != "" {
+		return !slices.Contains(protocol.LegacyVersions, v)
+	}
+	if v := m.Meta.ProtocolVersion; v != "" {
+		return !slices.Contains(protocol.LegacyVersions, v)
+	}
+	return false
+}
+
+func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
+	sid := r.Header.Get(headerSessionID)
+	if sid == "" || h.opts.DisableLegacy {
+		// 2026-07-28: "HTTP GET or DELETE to the MCP endpoint: respond
+		// with 405 Method Not Allowed."
+		w.Header().Set("Allow", "POST")
+		writeError(w, http.StatusMethodNotAllowed, jsonrpc.ID{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "GET needs a legacy session (Mcp-Session-Id)"})
+		return
+	}
+	s := h.session(sid)
+	if s == nil {
+		writeError(w, http.StatusNotFound, jsonrpc.ID{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "session not found"})
+		return
+	}
+	if !accepts(r, "text/event-stream") {
+		writeError(w, http.StatusNotAcceptable, jsonrpc.ID{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "the Accept header must list text/event-stream"})
+		return
+	}
+	s.serveGet(w, r)
+}
+
+func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
+	sid := r.Header.Get(headerSessionID)
+	if sid == "" || h.opts.DisableLegacy {
+		w.Header().Set("Allow", "POST")
+		writeError(w, http.StatusMethodNotAllowed, jsonrpc.ID{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "DELETE needs a legacy session (Mcp-Session-Id)"})
+		return
+	}
+	s := h.session(sid)
+	if s == nil {
+		writeError(w, http.StatusNotFound, jsonrpc.ID{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "session not found"})
+		return
+	}
+	s.close()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (h *Handler) session(id string) *session {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.sessions[id]
+}
+
+// writeError answers with a JSON-RPC error object.
+func writeError(w http.ResponseWriter, status int, id jsonrpc.ID, e *jsonrpc.Error) {
+	b, _ := jsonrpc.AppendMessage(nil, &jsonrpc.Message{ID: id, Error: e})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(b)
+}
+
+// writeJSON answers with one message.
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+// flush sends what was written so far.
+func flush(w http.ResponseWriter) {
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+var errClosed = errors.New("streamable: closed")
+
+func detach(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }

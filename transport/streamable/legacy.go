@@ -1,0 +1,514 @@
+package streamable
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ferrymcp/ferry/jsonrpc"
+	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/server"
+	"github.com/ferrymcp/ferry/transport/sse"
+)
+
+// session is one legacy Streamable HTTP session. It is the [jsonrpc.Stream]
+// of a [jsonrpc.Conn] run by the server: POSTs feed Read, and Write routes
+// each outgoing message to the HTTP response it belongs to — a response to
+// its request's stream, a message about a request to that request's
+// stream, anything else to the GET stream.
+type session struct {
+	h    *Handler
+	id   string
+	conn *jsonrpc.Conn
+	srv  *server.Session
+
+	in        chan *jsonrpc.Message
+	closed    chan struct{}
+	closeOnce sync.Once
+
+	mu         sync.Mutex
+	streams    map[int64]*stream
+	byRequest  map[jsonrpc.ID]*stream
+	standalone *stream
+	nextStream int64
+	store      eventStore
+	active     int // HTTP requests being served
+	idle       *time.Timer
+}
+
+// stream is one SSE stream of a session (or a response not yet known to
+// need one).
+type stream struct {
+	num   int64
+	req   jsonrpc.ID // zero for the GET stream
+	sse   bool       // its events go to the store and out as SSE
+	early [][]byte   // messages queued before that was decided
+	seq   int64      // last sequence number given out
+	final bool       // the response was queued
+	done  bool       // its response was written out
+	// hangUp asks the HTTP request writing the stream to end (the stream
+	// itself goes on, to be resumed with Last-Event-ID).
+	hangUp bool
+	wake   chan struct{}
+	reader int64 // generation of the HTTP request writing it; 0 when none
+}
+
+func (st *stream) signal() {
+	select {
+	case st.wake <- struct{}{}:
+	default:
+	}
+}
+
+func newSessionID() string {
+	b := make([]byte, 24)
+	rand.Read(b)
+	// "The session ID MUST only contain visible ASCII characters."
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// initialize opens a session for an initialize request.
+func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		writeError(w, http.StatusServiceUnavailable, m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server is shutting down"})
+		return
+	}
+	if len(h.sessions) >= h.opts.MaxSessions {
+		h.mu.Unlock()
+		writeError(w, http.StatusServiceUnavailable, m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "too many sessions"})
+		return
+	}
+	s := &session{
+		h: h, id: newSessionID(),
+		in: make(chan *jsonrpc.Message, 16), closed: make(chan struct{}),
+		streams: map[int64]*stream{}, byRequest: map[jsonrpc.ID]*stream{},
+		store: eventStore{limit: h.opts.EventStoreBytes},
+	}
+	h.sessions[s.id] = s
+	h.mu.Unlock()
+	s.conn, s.srv = h.server.ConnectSession(context.Background(), s, s.id)
+	if t := h.opts.SessionIdleTimeout; t > 0 {
+		s.idle = time.AfterFunc(t, s.expire)
+	}
+	s.servePost(w, r, m)
+	if !s.srv.Initialized() {
+		s.close()
+	}
+}
+
+// expire ends the session after its idle timeout, unless it is busy.
+func (s *session) expire() {
+	s.mu.Lock()
+	busy := s.active > 0
+	if busy {
+		s.idle.Reset(s.h.opts.SessionIdleTimeout)
+	}
+	s.mu.Unlock()
+	if !busy {
+		s.h.log.Debug("streamable: session expired", "session", s.id)
+		s.close()
+	}
+}
+
+func (s *session) begin() {
+	s.mu.Lock()
+	s.active++
+	if s.idle != nil {
+		s.idle.Reset(s.h.opts.SessionIdleTimeout)
+	}
+	s.mu.Unlock()
+}
+
+func (s *session) end() {
+	s.mu.Lock()
+	s.active--
+	if s.idle != nil {
+		s.idle.Reset(s.h.opts.SessionIdleTimeout)
+	}
+	s.mu.Unlock()
+}
+
+// close ends the session from the transport's side: its Conn closes
+// too, cancelling the handlers in flight.
+func (s *session) close() {
+	s.shut()
+	if s.conn != nil {
+		s.conn.Close()
+	}
+}
+
+// shut marks the session ended. The Conn calls it (as the stream's Close)
+// when it closes, so it must not call back into the Conn.
+func (s *session) shut() {
+	s.closeOnce.Do(func() {
+		s.h.mu.Lock()
+		delete(s.h.sessions, s.id)
+		s.h.mu.Unlock()
+		if s.idle != nil {
+			s.idle.Stop()
+		}
+		close(s.closed)
+	})
+}
+
+// Read gives the Conn the next message a POST delivered.
+func (s *session) Read() (*jsonrpc.Message, error) {
+	select {
+	case m := <-s.in:
+		return m, nil
+	case <-s.closed:
+		return nil, io.EOF
+	}
+}
+
+// Close is called by the Conn when it closes.
+func (s *session) Close() error {
+	s.shut()
+	return nil
+}
+
+// Write routes an outgoing message to its stream.
+func (s *session) Write(ctx context.Context, m *jsonrpc.Message) error {
+	b, err := jsonrpc.AppendMessage(nil, m)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var st *stream
+	if m.IsResponse() {
+		st = s.byRequest[m.ID]
+		delete(s.byRequest, m.ID)
+		if st == nil {
+			return nil // its request's stream is gone (e.g. a duplicate id)
+		}
+	} else if id, ok := jsonrpc.RequestID(ctx); ok {
+		// "These messages SHOULD relate to the originating client
+		// request": they go on its stream while it is open.
+		st = s.byRequest[id]
+	}
+	if st == nil {
+		st = s.standalone
+	}
+	if st == nil {
+		return fmt.Errorf("streamable: no stream to send %s on: the client has no GET stream open", describe(m))
+	}
+	s.push(st, b, m.IsResponse())
+	return nil
+}
+
+func describe(m *jsonrpc.Message) string {
+	if m.Method != "" {
+		return m.Method
+	}
+	return "a response"
+}
+
+// push queues an encoded message on a stream. Callers hold s.mu.
+func (s *session) push(st *stream, b []byte, final bool) {
+	if st.sse {
+		st.seq++
+		s.store.add(event{stream: st.num, seq: st.seq, data: b})
+	} else {
+		st.early = append(st.early, b)
+	}
+	if final {
+		st.final = true
+	}
+	st.signal()
+}
+
+// newStream registers a stream. Callers hold s.mu.
+func (s *session) newStream(req jsonrpc.ID) *stream {
+	if s.nextStream%64 == 63 {
+		// Forget finished streams whose events the store dropped, so
+		// that a long session does not accumulate them.
+		for num, st := range s.streams {
+			if st.done && st.reader == 0 && !s.store.has(num) {
+				delete(s.streams, num)
+			}
+		}
+	}
+	s.nextStream++
+	st := &stream{num: s.nextStream, req: req, wake: make(chan struct{}, 1)}
+	s.streams[st.num] = st
+	if req.IsValid() {
+		s.byRequest[req] = st
+	}
+	return st
+}
+
+// servePost serves a POST of a legacy session.
+func (s *session) servePost(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) {
+	if v := r.Header.Get(headerProtocolVersion); v != "" && m.Method != protocol.MethodInitialize &&
+		(!protocol.IsSupported(v) || protocol.IsModern(v)) {
+		// "If the server receives a request with an invalid or
+		// unsupported MCP-Protocol-Version, it MUST respond with 400."
+		writeError(w, http.StatusBadRequest, m.ID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "unsupported MCP-Protocol-Version %q", v))
+		return
+	}
+	s.begin()
+	defer s.end()
+	w.Header().Set(headerSessionID, s.id)
+	if !m.IsRequest() {
+		// "If the server accepts the input, the server MUST return HTTP
+		// status code 202 Accepted with no body."
+		if !s.deliver(r, m) {
+			writeError(w, http.StatusNotFound, jsonrpc.ID{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "session closed"})
+			return
+		}
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	s.mu.Lock()
+	if _, dup := s.byRequest[m.ID]; dup {
+		s.mu.Unlock()
+		writeError(w, http.StatusConflict, m.ID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "request id %s is already in use in this session", m.ID))
+		return
+	}
+	st := s.newStream(m.ID)
+	s.mu.Unlock()
+	if !s.deliver(r, m) {
+		s.forget(st)
+		writeError(w, http.StatusNotFound, m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "session closed"})
+		return
+	}
+	s.serveStream(w, r, st, 0, true)
+}
+
+// deliver hands a message to the Conn.
+func (s *session) deliver(r *http.Request, m *jsonrpc.Message) bool {
+	select {
+	case s.in <- m:
+		return true
+	case <-s.closed:
+		return false
+	case <-r.Context().Done():
+		return false
+	}
+}
+
+func (s *session) forget(st *stream) {
+	s.mu.Lock()
+	delete(s.streams, st.num)
+	if st.req.IsValid() && s.byRequest[st.req] == st {
+		delete(s.byRequest, st.req)
+	}
+	s.mu.Unlock()
+}
+
+// CloseRequestStream ends the HTTP response that carries request id's
+// stream, which turns into an event stream if it was not one yet; the
+// request goes on and the client resumes with GET and Last-Event-ID. See
+// server.Request.CloseStream.
+func (s *session) CloseRequestStream(id jsonrpc.ID) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.byRequest[id]
+	if st == nil {
+		return false
+	}
+	st.hangUp = true
+	st.signal()
+	return true
+}
+
+// serveGet opens the session's GET stream, or resumes a stream after
+// Last-Event-ID: "If the client wishes to resume after a disconnection
+// ... it SHOULD issue an HTTP GET to the MCP endpoint, and include the
+// Last-Event-ID header."
+func (s *session) serveGet(w http.ResponseWriter, r *http.Request) {
+	s.begin()
+	defer s.end()
+	w.Header().Set(headerSessionID, s.id)
+	if last := r.Header.Get(headerLastEventID); last != "" {
+		num, seq, ok := parseEventID(last)
+		s.mu.Lock()
+		st := s.streams[num]
+		s.mu.Unlock()
+		if !ok || st == nil {
+			writeError(w, http.StatusNotFound, jsonrpc.ID{}, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "unknown or expired event id %q", last))
+			return
+		}
+		s.serveStream(w, r, st, seq, false)
+		return
+	}
+	s.mu.Lock()
+	st := s.standalone
+	if st != nil && st.reader != 0 {
+		s.mu.Unlock()
+		// One GET stream per session: "The server MUST send each of its
+		// JSON-RPC messages on only one of the connected streams."
+		writeError(w, http.StatusConflict, jsonrpc.ID{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "a GET stream is already open for this session"})
+		return
+	}
+	if st == nil {
+		st = s.newStream(jsonrpc.ID{})
+		st.sse = true
+		s.standalone = st
+	}
+	s.mu.Unlock()
+	s.serveStream(w, r, st, st.seq, false)
+}
+
+func eventID(num, seq int64) string {
+	return strconv.FormatInt(num, 10) + "-" + strconv.FormatInt(seq, 10)
+}
+
+func parseEventID(id string) (num, seq int64, ok bool) {
+	a, b, found := strings.Cut(id, "-")
+	if !found {
+		return 0, 0, false
+	}
+	n, err1 := strconv.ParseInt(a, 10, 64)
+	q, err2 := strconv.ParseInt(b, 10, 64)
+	return n, q, err1 == nil && err2 == nil
+}
+
+var readerGen sync.Mutex
+var nextReader int64
+
+func newReader() int64 {
+	readerGen.Lock()
+	defer readerGen.Unlock()
+	nextReader++
+	return nextReader
+}
+
+// errLost ends a stream whose reader fell behind the event store.
+var errLost = errors.New("streamable: events were dropped before they could be sent")
+
+// serveStream writes a stream to one HTTP response, from after seq, until
+// its response was written (request streams), the client goes away, or
+// the session ends. A request stream whose only message is its response
+// is answered as plain JSON when allowJSON is set.
+func (s *session) serveStream(w http.ResponseWriter, r *http.Request, st *stream, after int64, allowJSON bool) {
+	gen := newReader()
+	s.mu.Lock()
+	if st.reader != 0 {
+		// A resumed stream takes over from the connection it replaces.
+		st.signal()
+	}
+	st.reader = gen
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		if st.reader == gen {
+			st.reader = 0
+		}
+		s.mu.Unlock()
+	}()
+
+	var keepAlive <-chan time.Time
+	if ka := s.h.opts.KeepAlive; ka > 0 {
+		t := time.NewTicker(ka)
+		defer t.Stop()
+		keepAlive = t.C
+	}
+	started := false
+	written := after
+	var buf []byte
+	for {
+		s.mu.Lock()
+		if st.reader != gen {
+			s.mu.Unlock()
+			return // replaced by a resumed connection
+		}
+		if !st.sse && (len(st.early) > 0 || st.hangUp) {
+			if allowJSON && !s.h.opts.AlwaysSSE && st.final && len(st.early) == 1 {
+				body := st.early[0]
+				st.early = nil
+				delete(s.streams, st.num)
+				s.mu.Unlock()
+				writeJSON(w, http.StatusOK, body)
+				return
+			}
+			// Something comes before the response: switch to SSE, the
+			// queued messages becoming the stream's first events.
+			st.sse = true
+			for _, b := range st.early {
+				st.seq++
+				s.store.add(event{stream: st.num, seq: st.seq, data: b})
+			}
+			st.early = nil
+		}
+		var events []event
+		lost := false
+		if st.sse {
+			events = s.store.after(st.num, written)
+			lost = int64(len(events)) < st.seq-written
+		}
+		finished := st.final && st.sse && written+int64(len(events)) >= st.seq
+		hangUp := st.hangUp && !finished
+		st.hangUp = false
+		s.mu.Unlock()
+
+		if st.sse && !started {
+			started = true
+			startSSE(w, http.StatusOK)
+			if allowJSON {
+				// "The server SHOULD immediately send an SSE event
+				// consisting of an event ID and an empty data field in
+				// order to prime the client to reconnect."
+				buf = sse.AppendEvent(buf[:0], sse.Event{ID: eventID(st.num, 0), Retry: s.h.opts.Retry, HasRetry: true})
+				w.Write(buf)
+			}
+			flush(w)
+		}
+		if lost {
+			s.h.log.Warn("streamable: stream reader fell behind", "session", s.id, "error", errLost)
+			return
+		}
+		if len(events) > 0 {
+			buf = buf[:0]
+			for _, e := range events {
+				buf = appendEvent(buf, eventID(e.stream, e.seq), e.data)
+				written = e.seq
+			}
+			if _, err := w.Write(buf); err != nil {
+				return
+			}
+			flush(w)
+		}
+		if finished {
+			s.mu.Lock()
+			st.done = true
+			s.mu.Unlock()
+			return
+		}
+		if hangUp {
+			return
+		}
+		select {
+		case <-st.wake:
+		case <-keepAlive:
+			if started {
+				if _, err := w.Write(sse.AppendComment(nil, "")); err != nil {
+					return
+				}
+				flush(w)
+			}
+		case <-r.Context().Done():
+			// "Disconnection SHOULD NOT be interpreted as the client
+			// cancelling its request": the request runs on, and its
+			// events wait in the store for a resumption. Before the
+			// stream started there is nothing to resume.
+			if !started {
+				s.forget(st)
+			}
+			return
+		case <-s.closed:
+			return
+		}
+	}
+}
