@@ -1,0 +1,72 @@
+// Command client is ferry's client for the benchmark harness in
+// ../shared/bench: it connects with ferry's client library (launching the
+// server over stdio, or reaching it over Streamable HTTP) and calls echo.
+// All workers share one client, as an application would.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/ferrymcp/ferry/client"
+	"github.com/ferrymcp/ferry/jsonrpc"
+	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/transport/stdio"
+	"github.com/ferrymcp/ferry/transport/streamable"
+
+	"mcpbench/harness"
+)
+
+type echoArgs struct {
+	Message string `json:"message"`
+}
+
+func main() {
+	os.Exit(harness.ClientMain("ferry", func(ctx context.Context, f *harness.ClientFlags) (*harness.Conn, error) {
+		var t client.Transport
+		var cmdStream *stdio.ClientStream
+		if f.Stdio != "" {
+			s, err := (&stdio.Command{Path: "sh", Args: []string{"-c", "exec " + f.Stdio}, Stderr: os.Stderr}).Connect(ctx)
+			if err != nil {
+				return nil, err
+			}
+			cmdStream = s
+			t = client.StreamTransport{Stream: s}
+		} else {
+			t = &streamable.Transport{URL: f.URL}
+		}
+		c, err := client.Connect(ctx, t, &client.Options{Info: protocol.Implementation{Name: "bench-ferry-client", Version: "0"}})
+		if err != nil {
+			return nil, err
+		}
+		conn := &harness.Conn{Close: func() { c.Close() }, Protocol: c.ProtocolVersion()}
+		if cmdStream != nil {
+			conn.ServerPID = cmdStream.Pid()
+		}
+		timeout := f.CallTimeout
+		conn.Call = func(ctx context.Context, worker int, msg []byte) (bool, error) {
+			cctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			r, err := c.Call(cctx, "echo", &echoArgs{Message: string(msg)})
+			if err != nil {
+				if errors.Is(err, jsonrpc.ErrClosed) {
+					return false, fmt.Errorf("%w: %v", harness.ErrFatal, err)
+				}
+				return false, err
+			}
+			if r.IsError || len(r.Content) == 0 {
+				return false, fmt.Errorf("bad tool result (isError=%v, %d content items)", r.IsError, len(r.Content))
+			}
+			if r.Content[0].Type != protocol.ContentText {
+				return false, fmt.Errorf("content[0] is %s, want text", r.Content[0].Type)
+			}
+			if err := harness.CheckEcho(r.Content[0].Text, msg); err != nil {
+				return false, err
+			}
+			return true, nil
+		}
+		return conn, nil
+	}))
+}
