@@ -1,6 +1,9 @@
 package protocol
 
-import "github.com/go-json-experiment/json/jsontext"
+import (
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
 
 // Elicitation modes.
 const (
@@ -33,6 +36,40 @@ type ElicitParams struct {
 	ElicitationID string `json:"elicitationId,omitempty"`
 	// Task asks for task-augmented execution (2025-11-25 only).
 	Task *TaskMetadata `json:"task,omitzero"`
+}
+
+// Defaults returns the default values the requested form schema gives
+// its fields (SEP-1034), by property name, for a client to pre-populate
+// its form with: "Clients that support defaults SHOULD pre-populate form
+// fields with these values." The map is never nil; fields without a
+// default are absent. It fails only when RequestedSchema is not a JSON
+// object schema.
+func (p *ElicitParams) Defaults() (map[string]any, error) {
+	out := map[string]any{}
+	if len(p.RequestedSchema) == 0 {
+		return out, nil
+	}
+	var s struct {
+		Properties map[string]map[string]jsontext.Value `json:"properties"`
+	}
+	if err := json.Unmarshal(p.RequestedSchema, &s); err != nil {
+		return out, err
+	}
+	for name, prop := range s.Properties {
+		raw, ok := prop["default"]
+		if !ok {
+			continue
+		}
+		var v any
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return out, err
+		}
+		if f, ok := v.(float64); ok && f == float64(int64(f)) {
+			v = int64(f) // 30, not 30.0, for an integer field
+		}
+		out[name] = v
+	}
+	return out, nil
 }
 
 // ElicitResult is the client's answer to elicitation/create.
