@@ -280,6 +280,12 @@ func legacyOnly(err error) string {
 // discover probes with server/discover in revision v and, on success,
 // settles on the newest modern revision both sides speak.
 func (c *Client) discover(ctx context.Context, v string) error {
+	return c.discoverAs(ctx, v, false)
+}
+
+// discoverAs is discover; retried says whether v is already the answer
+// to an UnsupportedProtocolVersionError.
+func (c *Client) discoverAs(ctx context.Context, v string, retried bool) error {
 	c.modern, c.version = true, v
 	var res protocol.DiscoverResult
 	err := c.conn.CallResult(ctx, protocol.MethodDiscover, c.withMeta(nil, nil), &res)
@@ -290,12 +296,16 @@ func (c *Client) discover(ctx context.Context, v string) error {
 		// list. Do not fall back to initialize."
 		var data protocol.UnsupportedProtocolVersionData
 		json.Unmarshal(e.Data, &data)
+		// The list may name v itself (a server that refused it once, for
+		// example during a rolling upgrade): "select a mutually supported
+		// version from the supported list and retry the request" holds
+		// for it too, once.
 		next := pickModern(data.Supported)
-		if next == "" || next == v {
+		if next == "" || retried {
 			c.modern = false
 			return fmt.Errorf("client: the server supports only %v, none of which this client speaks in the modern era: %w", data.Supported, err)
 		}
-		return c.discover(ctx, next)
+		return c.discoverAs(ctx, next, true)
 	}
 	if err != nil {
 		c.modern = false

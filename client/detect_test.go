@@ -57,3 +57,72 @@ func TestDetectRestrictedServer(t *testing.T) {
 		})
 	}
 }
+
+// TestDiscoverRetriesAdvertisedVersion checks that a client whose
+// server/discover is refused with an UnsupportedProtocolVersionError that
+// lists the very version it asked for retries once with that version
+// ("select a mutually supported version from the supported list and
+// retry the request"), pinned or not, and gives up if the retry is
+// refused too.
+func TestDiscoverRetriesAdvertisedVersion(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		pin     string
+		refuse  int // discovers refused before one is answered
+		wantErr bool
+	}{
+		{"pinned, refused once", protocol.Version20260728, 1, false},
+		{"detect, refused once", "", 1, false},
+		{"pinned, always refused", protocol.Version20260728, 100, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a, b := memory.NewPipe(jsonrpc.Limits{})
+			defer a.Close()
+			attempts := make(chan string, 10)
+			go func() {
+				for n := 0; ; n++ {
+					m, err := a.Read()
+					if err != nil {
+						return
+					}
+					if m.Method != protocol.MethodDiscover {
+						a.Write(context.Background(), &jsonrpc.Message{ID: m.ID, Error: jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "no")})
+						continue
+					}
+					attempts <- m.Meta.ProtocolVersion
+					if n < c.refuse {
+						a.Write(context.Background(), &jsonrpc.Message{ID: m.ID, Error: &jsonrpc.Error{
+							Code: jsonrpc.CodeUnsupportedProtocolVersion, Message: "Unsupported protocol version",
+							Data: []byte(`{"supported":["2026-07-28"],"requested":"2026-07-28"}`)}})
+						continue
+					}
+					a.Write(context.Background(), &jsonrpc.Message{ID: m.ID, Result: []byte(
+						`{"resultType":"complete","ttlMs":0,"cacheScope":"private","supportedVersions":["2026-07-28"],"capabilities":{}}`)})
+				}
+			}()
+			cl, err := client.Connect(context.Background(), client.StreamTransport{Stream: b}, &client.Options{ProtocolVersion: c.pin})
+			if c.wantErr {
+				if err == nil {
+					cl.Close()
+					t.Fatal("Connect succeeded against a server that refuses every version")
+				}
+				if n := len(attempts); n != 2 {
+					t.Fatalf("%d discover attempts, want 2", n)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cl.Close()
+			if !cl.Modern() || cl.ProtocolVersion() != protocol.Version20260728 {
+				t.Fatalf("speaks %s (modern %v)", cl.ProtocolVersion(), cl.Modern())
+			}
+			for i := 0; i < 2; i++ {
+				if v := <-attempts; v != protocol.Version20260728 {
+					t.Fatalf("attempt %d asked for %q", i, v)
+				}
+			}
+		})
+	}
+}
