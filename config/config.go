@@ -1,0 +1,126 @@
+// Package config reads the MCP server configurations that hosts already
+// use: the "mcpServers" family (Claude Desktop, Claude Code's .mcp.json,
+// Cursor, Windsurf, Cline, the Spring AI mcp-servers.json) and VS Code's
+// "servers" (.vscode/mcp.json), with the key variants found in the wild.
+//
+// Every string of a server entry is interpolated: ${VAR},
+// ${VAR:-default} and ${env:VAR} from the environment, plus ${userHome}
+// and ${workspaceFolder}. A variable that is not set fails the entry with
+// an [*Error] naming the file, the server, the key and the variable.
+//
+// [Parse] reads one file; [Discover] finds the usual files on Linux and
+// macOS; [Merge] combines several, the first definition of a name
+// winning.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Transport is how a server is reached.
+type Transport string
+
+// The transports of a server entry.
+const (
+	// Stdio launches the server as a subprocess.
+	Stdio Transport = "stdio"
+	// HTTP is Streamable HTTP (which falls back to HTTP+SSE by itself).
+	HTTP Transport = "http"
+	// SSE is the HTTP+SSE transport of 2024-11-05.
+	SSE Transport = "sse"
+)
+
+// Server is one server entry.
+type Server struct {
+	// Name is the entry's key in the file.
+	Name string `json:"name"`
+	// Transport is stdio, http or sse.
+	Transport Transport `json:"transport"`
+
+	// Command and Args launch a stdio server; Env is set on top of the
+	// host's environment; Dir is its working directory (a relative cwd
+	// is resolved against the file's folder; empty means the host's).
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	Dir     string            `json:"cwd,omitempty"`
+
+	// URL and Headers reach an HTTP or SSE server.
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+
+	// Disabled entries are listed but not started.
+	Disabled bool `json:"disabled,omitempty"`
+	// Timeout is the request timeout of the entry; zero means the host's.
+	Timeout time.Duration `json:"timeout,omitempty"`
+	// AllowedTools, when not empty, are the only tools used; BlockedTools
+	// are never used. Both hold tool names or path.Match patterns.
+	AllowedTools []string `json:"allowedTools,omitempty"`
+	BlockedTools []string `json:"blockedTools,omitempty"`
+
+	// Source is the file the entry comes from.
+	Source string `json:"source,omitempty"`
+	// Err is why the entry cannot be used (an *[Error]), or nil. Other
+	// entries of the file stay usable.
+	Err error `json:"-"`
+}
+
+// File is one parsed configuration file.
+type File struct {
+	// Path is the file's path.
+	Path string
+	// Format is "mcpServers" or "servers" (VS Code).
+	Format string
+	// Servers are the entries in the order of the file.
+	Servers []*Server
+}
+
+// Error is a problem with a configuration: File always, Server and Key
+// when the problem is inside an entry (Key is a dotted path such as
+// "env.API_KEY" or "args[2]").
+type Error struct {
+	File   string
+	Line   int // 1-based, when known
+	Column int
+	Server string
+	Key    string
+	Err    error
+}
+
+func (e *Error) Error() string {
+	s := e.File
+	if e.Line > 0 {
+		s += fmt.Sprintf(":%d:%d", e.Line, e.Column)
+	}
+	if e.Server != "" {
+		s += fmt.Sprintf(": server %q", e.Server)
+	}
+	if e.Key != "" {
+		s += fmt.Sprintf(": %s", e.Key)
+	}
+	return s + ": " + e.Err.Error()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// MissingVarError is a ${VAR} whose variable is not set.
+type MissingVarError struct {
+	// Name is the variable's name, as written (e.g. "API_KEY" or
+	// "input:token").
+	Name string
+}
+
+func (e *MissingVarError) Error() string {
+	return fmt.Sprintf("variable %s is not set", e.Name)
+}
+
+// MissingVar returns the name of the variable that made err, or "".
+func MissingVar(err error) string {
+	var m *MissingVarError
+	if errors.As(err, &m) {
+		return m.Name
+	}
+	return ""
+}
