@@ -241,10 +241,28 @@ func (cs *clientStream) Write(ctx context.Context, m *jsonrpc.Message) error {
 		return err
 	}
 	if m.Method == protocol.NotificationInitialized {
-		cs.openGET()
+		// Wait until the GET stream is established (or refused), so that
+		// what the server sends on it as soon as the session is ready is
+		// not lost: a server may send a request on the GET stream while
+		// it serves the client's next POST, and drops it when no GET
+		// stream is open yet (the TypeScript SDK does).
+		if ready := cs.openGET(); ready != nil {
+			t := time.NewTimer(getReadyWait)
+			select {
+			case <-ready:
+			case <-t.C:
+			case <-ctx.Done():
+			case <-cs.closed:
+			}
+			t.Stop()
+		}
 	}
 	return nil
 }
+
+// getReadyWait bounds the wait for the legacy GET stream's response
+// headers after the initialized notification.
+const getReadyWait = 2 * time.Second
 
 // send POSTs a notification or a response, which the server accepts with
 // 202 and no body.
@@ -511,21 +529,26 @@ func (cs *clientStream) get(ctx context.Context, lastID string) (*http.Response,
 
 // openGET starts the legacy GET stream for server-initiated messages. It
 // is optional on both sides: when the server refuses it (405) or it
-// breaks for good, requests go on over POST regardless.
-func (cs *clientStream) openGET() {
+// breaks for good, requests go on over POST regardless. The channel it
+// returns is closed once the first GET has its answer (or failed); it is
+// nil when no stream was started.
+func (cs *clientStream) openGET() <-chan struct{} {
 	if cs.t.DisableGETStream || !cs.hasSession() {
-		return
+		return nil
 	}
 	cs.mu.Lock()
 	if cs.getOpen {
 		cs.mu.Unlock()
-		return
+		return nil
 	}
 	cs.getOpen = true
 	cs.mu.Unlock()
+	ready := make(chan struct{})
+	var readyOnce sync.Once
 	cs.wg.Add(1)
 	go func() {
 		defer cs.wg.Done()
+		defer readyOnce.Do(func() { close(ready) })
 		defer func() {
 			cs.mu.Lock()
 			cs.getOpen = false
@@ -535,6 +558,7 @@ func (cs *clientStream) openGET() {
 		retry := time.Second
 		for failures := 0; failures < 5; {
 			resp, err := cs.get(cs.ctx, lastID)
+			readyOnce.Do(func() { close(ready) })
 			if err != nil {
 				if cs.ctx.Err() != nil || strings.Contains(err.Error(), "405") {
 					return
@@ -558,6 +582,7 @@ func (cs *clientStream) openGET() {
 			}
 		}
 	}()
+	return ready
 }
 
 // reinitialize opens a new legacy session by sending the initialize

@@ -175,3 +175,30 @@ func TestClientHTTPErrors(t *testing.T) {
 		t.Errorf("a plain 404 taken for a modern error: %v", err)
 	}
 }
+
+// TestClientWaitsForGETStream checks that a legacy Connect returns only
+// once the GET stream is established, so that a server that sends its
+// first request on that stream right away (as the TypeScript SDK's
+// server does with requests unrelated to a POST) does not find it
+// missing.
+func TestClientWaitsForGETStream(t *testing.T) {
+	leakcheck.Check(t)
+	h := streamable.NewHandler(testServer(), nil)
+	var getServed atomic.Bool
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			time.Sleep(200 * time.Millisecond)
+			getServed.Store(true)
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() {
+		h.Close()
+		ts.CloseClientConnections()
+		ts.Close()
+	})
+	connectHTTP(t, ts.URL, &client.Options{ProtocolVersion: protocol.Version20251125}, nil)
+	if !getServed.Load() {
+		t.Fatal("Connect returned before the GET stream was established")
+	}
+}
