@@ -31,6 +31,9 @@ go vet ./...
 step "go test -race (library)"
 go test -race -count=1 ./...
 
+step "MCP conformance suite (server and client legs, both eras)"
+FERRY_NODE="$node22" scripts/conformance.sh
+
 step "go test (interop with peers we did not write)"
 (cd interop && FERRY_NODE="$node22" go test -count=1 -timeout 15m ./...)
 
