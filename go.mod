@@ -8,3 +8,8 @@ require (
 	github.com/yosida95/uritemplate/v3 v3.0.2
 	golang.org/x/text v0.14.0
 )
+
+require (
+	golang.org/x/sys v0.41.0 // indirect
+	golang.org/x/term v0.40.0 // indirect
+)

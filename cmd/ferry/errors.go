@@ -1,0 +1,134 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/ferrymcp/ferry/config"
+	"github.com/ferrymcp/ferry/host"
+	"github.com/ferrymcp/ferry/jsonrpc"
+)
+
+// toolError is a call whose result has isError set (exit code 5).
+type toolError struct {
+	server, tool, text string
+}
+
+func (e *toolError) Error() string {
+	msg := fmt.Sprintf("tool %s.%s reported an error", e.server, e.tool)
+	if e.text != "" {
+		msg += ": " + e.text
+	}
+	return msg
+}
+
+// callError is a tools/call that the server answered with a JSON-RPC
+// error (exit code 5).
+type callError struct{ err error }
+
+func (e *callError) Error() string { return e.err.Error() }
+func (e *callError) Unwrap() error { return e.err }
+
+// exitCode maps an error to the exit code; for several errors (servers
+// failing together), the first one's.
+func exitCode(err error) int {
+	if err == nil {
+		return exitOK
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		if errs := j.Unwrap(); len(errs) > 0 {
+			return exitCode(errs[0])
+		}
+	}
+	var ue *usageError
+	var te *toolError
+	var ce *callError
+	var cfg *config.Error
+	switch {
+	case errors.As(err, &ue):
+		return exitUsage
+	case errors.As(err, &te), errors.As(err, &ce):
+		return exitTool
+	}
+	switch host.KindOf(err) {
+	case host.KindConfig, host.KindUnknown, host.KindNotAllowed, host.KindDisabled:
+		return exitUsage
+	case host.KindAuth:
+		return exitAuth
+	case host.KindUnreachable, host.KindTimeout:
+		return exitUnreachable
+	}
+	if errors.As(err, &cfg) {
+		return exitUsage
+	}
+	return exitError
+}
+
+var codeKinds = map[int]string{exitUsage: "usage", exitError: "error", exitAuth: "auth", exitUnreachable: "unreachable", exitTool: "tool_error"}
+
+// errorLine is the one line of JSON written on stderr for a failure in
+// JSON mode.
+type errorLine struct {
+	Error struct {
+		Code     int    `json:"code"`
+		Kind     string `json:"kind"`
+		Message  string `json:"message"`
+		Server   string `json:"server,omitempty"`
+		Variable string `json:"variable,omitempty"`
+		RPCCode  int64  `json:"rpcCode,omitzero"`
+		Stderr   string `json:"stderr,omitempty"`
+	} `json:"error"`
+}
+
+// fail reports err and returns its exit code.
+func (o *cli) fail(err error) int {
+	code := exitCode(err)
+	if o.json {
+		var l errorLine
+		l.Error.Code, l.Error.Kind, l.Error.Message = code, codeKinds[code], err.Error()
+		first := err
+		if j, ok := err.(interface{ Unwrap() []error }); ok && len(j.Unwrap()) > 0 {
+			first = j.Unwrap()[0]
+		}
+		var he *host.Error
+		if errors.As(first, &he) {
+			l.Error.Server, l.Error.Stderr, l.Error.Kind = he.Server, he.Stderr, he.Kind.String()
+		}
+		var ce *config.Error
+		if errors.As(first, &ce) {
+			l.Error.Kind, l.Error.Server = "config", ce.Server
+		}
+		l.Error.Variable = config.MissingVar(first)
+		var rpc *jsonrpc.Error
+		if errors.As(first, &rpc) {
+			l.Error.RPCCode = rpc.Code
+		}
+		var te *toolError
+		if errors.As(first, &te) {
+			l.Error.Server = te.server
+		}
+		b, _ := json.Marshal(&l)
+		fmt.Fprintf(o.stderr, "%s\n", b)
+		return code
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "\n") {
+		msg = strings.ReplaceAll(msg, "\n", "\n  ")
+	}
+	fmt.Fprintf(o.stderr, "ferry: %s\n", msg)
+	return code
+}
+
+// finish turns a command's error into the exit code.
+func (o *cli) finish(err error) int {
+	if o.term != nil {
+		o.term.clearProgress()
+	}
+	if err == nil {
+		return exitOK
+	}
+	return o.fail(err)
+}
