@@ -51,11 +51,15 @@ func methodMissing(err error) bool {
 }
 
 func cmdResources(o *cli) error {
+	servers, err := o.loadServers()
+	if err != nil {
+		return err
+	}
 	names, err := o.oneServerArg("resources")
 	if err != nil {
 		return err
 	}
-	sess, err := o.startHost(names...)
+	sess, err := o.startServers(servers, names...)
 	if err != nil {
 		return err
 	}
@@ -112,6 +116,10 @@ func cmdResources(o *cli) error {
 }
 
 func cmdRead(o *cli) error {
+	servers, err := o.loadServers()
+	if err != nil {
+		return err
+	}
 	if len(o.args) != 1 {
 		return usageErrorf("read needs one URI: ferry read URI [--server NAME]")
 	}
@@ -120,7 +128,7 @@ func cmdRead(o *cli) error {
 	if o.server != "" {
 		names = []string{o.server}
 	}
-	sess, err := o.startHost(names...)
+	sess, err := o.startServers(servers, names...)
 	if err != nil {
 		return err
 	}
@@ -195,11 +203,15 @@ func (sess *session) resourceServer(uri string) (*host.Server, error) {
 }
 
 func cmdPrompts(o *cli) error {
+	servers, err := o.loadServers()
+	if err != nil {
+		return err
+	}
 	names, err := o.oneServerArg("prompts")
 	if err != nil {
 		return err
 	}
-	sess, err := o.startHost(names...)
+	sess, err := o.startServers(servers, names...)
 	if err != nil {
 		return err
 	}

@@ -31,20 +31,24 @@ type serverOut struct {
 }
 
 func cmdServers(o *cli) error {
+	servers, err := o.loadServers()
+	if err != nil {
+		return err
+	}
 	if len(o.args) > 0 {
 		return usageErrorf("servers takes no arguments")
 	}
-	sess, err := o.startHost()
+	sess, err := o.startServers(servers)
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
 	ctx := context.Background()
-	servers := sess.Servers()
-	counts := make([]*int, len(servers))
-	errs := make([]error, len(servers))
+	list := sess.Servers()
+	counts := make([]*int, len(list))
+	errs := make([]error, len(list))
 	var wg sync.WaitGroup
-	for i, s := range servers {
+	for i, s := range list {
 		if s.Status().State != host.Ready {
 			continue
 		}
@@ -59,7 +63,7 @@ func cmdServers(o *cli) error {
 	}
 	wg.Wait()
 	var out []serverOut
-	for i, s := range servers {
+	for i, s := range list {
 		st := s.Status()
 		so := serverOut{Name: st.Name, Source: s.Config().Source, Transport: st.Transport, Target: target(s.Config()),
 			Status: st.State.String(), Tools: counts[i], Restarts: st.Restarts, Pid: st.Pid}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -90,11 +91,15 @@ func (o *cli) adhocServer() (*config.Server, error) {
 		}
 		return s, nil
 	}
-	if len(o.args) == 0 || !isURL(o.args[0]) {
+	i := slices.IndexFunc(o.args, isURL)
+	if o.command == "read" && len(o.args) < 2 {
+		i = -1 // the URI to read, which may be an http URL
+	}
+	if i < 0 {
 		return nil, nil
 	}
-	raw := o.args[0]
-	o.args = o.args[1:]
+	raw := o.args[i]
+	o.args = slices.Delete(slices.Clone(o.args), i, i+1)
 	u, _ := url.Parse(raw)
 	s := &config.Server{Name: sanitizeName(u.Hostname()), Transport: config.HTTP, URL: raw, Source: "command line"}
 	if o.sse {
@@ -130,7 +135,20 @@ func adhocName(argv []string) string {
 			}
 		}
 	}
-	name = filepath.Base(name)
+	// .../server-everything/dist/index.js is server-everything.
+	for dir := name; ; {
+		base := strings.TrimSuffix(filepath.Base(dir), filepath.Ext(dir))
+		switch base {
+		case "index", "main", "cli", "server", "dist", "build", "lib", "src", "bin":
+			parent := filepath.Dir(dir)
+			if parent != dir && parent != "." && parent != "/" {
+				dir = parent
+				continue
+			}
+		}
+		name = filepath.Base(dir)
+		break
+	}
 	if i := strings.LastIndex(name, "@"); i > 0 { // pkg@1.2.3
 		name = name[:i]
 	}
