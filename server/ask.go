@@ -84,7 +84,11 @@ func (r *Request) AskAll(ctx context.Context, qs ...Question) (map[string]jsonte
 	answers := make(map[string]jsontext.Value, len(qs))
 	if !r.modern {
 		for _, q := range qs {
-			m, err := r.peer.Call(ctx, q.Method, questionParams(q.Params))
+			params := questionParams(q.Params)
+			if ep, ok := q.Params.(*protocol.ElicitParams); ok {
+				params = r.legacyElicitParams(ep)
+			}
+			m, err := r.peer.Call(ctx, q.Method, params)
 			if err != nil {
 				return nil, err
 			}

@@ -10,6 +10,8 @@
 // session gets a server-to-client request and a modern client gets an
 // input_required result with an integrity-protected requestState, and the
 // handler is run again when the client retries with the answer.
+// [Request.Ask] and [Request.AskAll] do the same under keys the handler
+// chooses, several questions at once.
 package server
 
 import (
