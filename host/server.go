@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os/exec"
 	"strings"
 	"sync"
 	"time"
@@ -91,11 +93,12 @@ func newServer(h *Host, cfg *config.Server) *Server {
 	s := &Server{h: h, cfg: cfg, changed: make(chan struct{})}
 	s.status = Status{Name: cfg.Name, Transport: cfg.Transport, Since: time.Now()}
 	switch {
+	case cfg.Disabled:
+		// A disabled entry's problems do not matter until it is enabled.
+		s.state = Disabled
 	case cfg.Err != nil:
 		s.state = Failed
 		s.status.Err = &Error{Server: cfg.Name, Kind: KindConfig, Err: cfg.Err}
-	case cfg.Disabled:
-		s.state = Disabled
 	}
 	s.status.State = s.state
 	return s
@@ -250,7 +253,7 @@ func (s *Server) run() {
 		}
 		failures++
 		he := asError(s.cfg.Name, err)
-		permanent := he.Kind == KindConfig || he.Kind == KindAuth
+		permanent := he.Kind == KindConfig || he.Kind == KindAuth || cannotRun(he)
 		if s.closing() {
 			s.stop()
 			return
@@ -349,6 +352,12 @@ func (s *Server) ended(c *client.Client, cs *stdio.ClientStream) error {
 		e.Stderr = tail(cs.Stderr())
 	}
 	return e
+}
+
+// cannotRun reports whether a server failed because its program cannot
+// be run at all (missing, not executable), which a restart will not fix.
+func cannotRun(err error) bool {
+	return errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission)
 }
 
 // asError makes err an *Error about the server.

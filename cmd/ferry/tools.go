@@ -213,26 +213,14 @@ func (o *cli) printResult(res *protocol.CallToolResult) {
 	} else {
 		o.printContent(res.Content)
 	}
-	if len(res.StructuredContent) == 0 {
+	// Structured content is shown when no text block stands for it.
+	if len(res.StructuredContent) == 0 || slices.ContainsFunc(res.Content, func(c protocol.Content) bool { return c.Type == protocol.ContentText }) {
 		return
-	}
-	for _, c := range res.Content {
-		if c.Type == protocol.ContentText && sameJSON(c.Text, res.StructuredContent) {
-			return
-		}
 	}
 	v := jsontext.Value(slices.Clone(res.StructuredContent))
 	if v.Indent(jsontext.WithIndent("  ")) == nil {
 		fmt.Fprintf(o.stdout, "%s\n", v)
 	}
-}
-
-func sameJSON(text string, v jsontext.Value) bool {
-	a, b := jsontext.Value(text), slices.Clone(v)
-	if a.Canonicalize() != nil || b.Canonicalize() != nil {
-		return false
-	}
-	return string(a) == string(b)
 }
 
 func firstText(c []protocol.Content) string {
