@@ -155,7 +155,7 @@ func toolNames(t *testing.T, out string) map[string][]string {
 
 // Tools each server has (or, with a filter, lacks).
 var (
-	evTools = []string{"echo", "get-sum", "get-env", "trigger-long-running-operation"}
+	evTools         = []string{"echo", "get-sum", "get-env", "trigger-long-running-operation"}
 	filesystemTools = []string{"read_text_file", "list_directory", "write_file", "list_allowed_directories"}
 	memoryTools     = []string{"create_entities", "read_graph", "search_nodes", "delete_entities"}
 )
@@ -391,7 +391,7 @@ func TestCLIExitCodes(t *testing.T) {
 			}
 			var l struct {
 				Error struct {
-					Code                             int
+					Code                            int
 					Kind, Message, Variable, Stderr string
 				}
 			}
