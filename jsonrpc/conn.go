@@ -97,6 +97,8 @@ type Conn struct {
 	done       chan struct{} // closed when the connection is closed
 	readerDone chan struct{}
 	handlers   sync.WaitGroup
+	work       chan *incoming // hands requests to idle workers
+	workers    sync.WaitGroup
 	closeOnce  sync.Once
 }
 
@@ -173,6 +175,7 @@ func NewConn(ctx context.Context, stream Stream, opts *ConnOptions) *Conn {
 		done:       make(chan struct{}),
 		readerDone: make(chan struct{}),
 		notes:      make(chan *Message, 256),
+		work:       make(chan *incoming),
 		notesDone:  make(chan struct{}),
 	}
 	if opts != nil {
@@ -230,6 +233,7 @@ func (c *Conn) Wait() error {
 	<-c.readerDone
 	<-c.notesDone
 	c.handlers.Wait()
+	c.workers.Wait()
 	return c.Err()
 }
 
@@ -489,7 +493,36 @@ func (c *Conn) trySlot() bool {
 // start runs a request's handler on a slot it was given.
 func (c *Conn) start(in *incoming) {
 	in.held = true
-	go c.run(in.ctx, in.m, in)
+	select {
+	case c.work <- in: // an idle worker takes it
+	default:
+		c.workers.Add(1)
+		go c.worker(in)
+	}
+}
+
+// workerIdle is how long a worker goroutine waits for another request
+// before it exits.
+const workerIdle = 10 * time.Second
+
+// worker runs requests one after the other. Reusing goroutines keeps the
+// stacks that handlers grew (a fresh goroutine grows its stack anew for
+// every request, which costs more than the handling of a small one).
+func (c *Conn) worker(in *incoming) {
+	defer c.workers.Done()
+	idle := time.NewTimer(workerIdle)
+	defer idle.Stop()
+	for {
+		c.run(in.ctx, in.m, in)
+		idle.Reset(workerIdle)
+		select {
+		case in = <-c.work:
+		case <-idle.C:
+			return
+		case <-c.done:
+			return
+		}
+	}
 }
 
 // release gives back a slot: to the first queued request still wanted, or
