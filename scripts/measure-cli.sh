@@ -60,7 +60,11 @@ done
 # wall_ms CMD: mean and min wall time in ms over $runs runs.
 wall_ms() {
 	if command -v hyperfine >/dev/null; then
-		hyperfine -N --warmup 2 --runs "$runs" --export-json "$tmp/h.json" "$1" >/dev/null 2>&1
+		if ! hyperfine -N --warmup 2 --runs "$runs" --export-json "$tmp/h.json" "$1" >"$tmp/h.log" 2>&1; then
+			echo "a run failed: $(grep -o 'exit code: [0-9]*' "$tmp/h.log" | head -1)" >&2
+			echo "failed - -"
+			return
+		fi
 		python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print("%.1f %.1f %.1f" % (r["mean"]*1e3, r["min"]*1e3, r["stddev"]*1e3))' "$tmp/h.json"
 		return
 	fi
