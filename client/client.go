@@ -114,7 +114,8 @@ type Client struct {
 	caps       protocol.ClientCapabilities
 	capsJSON   []byte
 
-	logLevel atomic.Pointer[protocol.LoggingLevel]
+	logLevel  atomic.Pointer[protocol.LoggingLevel]
+	metaCache metaCache
 
 	nextToken atomic.Int64
 	mu        sync.Mutex

@@ -27,6 +27,14 @@ func request[T any](c *Client, ctx context.Context, method string, user protocol
 	return out, nil
 }
 
+// decodeResult decodes a result, tool results without reflection.
+func decodeResult(raw []byte, out any) error {
+	if r, ok := out.(*protocol.CallToolResult); ok {
+		return protocol.DecodeCallToolResult(raw, r)
+	}
+	return json.Unmarshal(raw, out)
+}
+
 // roundTrips sends a request that a modern server may answer with
 // input_required, answers the server's questions through the client's
 // callbacks, and retries until the result is complete.
@@ -38,7 +46,7 @@ func roundTrips[T any](c *Client, ctx context.Context, method string, user proto
 			return nil, err
 		}
 		out := new(T)
-		if err := json.Unmarshal(m.Result, out); err != nil {
+		if err := decodeResult(m.Result, out); err != nil {
 			return nil, fmt.Errorf("%s: invalid result: %w", method, err)
 		}
 		switch rt := fields(out).ResultType; rt {

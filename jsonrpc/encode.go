@@ -66,12 +66,26 @@ func (w *appendWriter) Write(p []byte) (int, error) {
 
 var appendWriters = sync.Pool{New: func() any { return new(appendWriter) }}
 
+// Appender is implemented by message bodies that encode themselves
+// faster than reflection-based marshalling can: AppendJSON appends the
+// body's JSON to b. The protocol types on the hot paths (tool calls and
+// their results) implement it.
+type Appender interface {
+	AppendJSON(b []byte) ([]byte, error)
+}
+
 func appendValue(b []byte, v any) ([]byte, error) {
 	switch v := v.(type) {
 	case jsontext.Value:
 		return append(b, v...), nil
 	case []byte:
 		return append(b, v...), nil
+	case Appender:
+		out, err := v.AppendJSON(b)
+		if err != nil {
+			return out, errorf(CodeInternalError, "cannot encode message: %v", err)
+		}
+		return out, nil
 	}
 	w := appendWriters.Get().(*appendWriter)
 	w.b = b

@@ -9,6 +9,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/ferrymcp/ferry/internal/jsonfast"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/jsonschema"
 	"github.com/ferrymcp/ferry/protocol"
@@ -75,7 +76,8 @@ func AddTool[In, Out any](s *Server, t *protocol.Tool, h TypedToolHandler[In, Ou
 	}
 	handler := func(ctx context.Context, req *Request, args jsontext.Value) (*protocol.CallToolResult, error) {
 		var in In
-		if len(args) > 0 {
+		if len(args) > 0 && !jsonfast.DecodeStruct(args, &in) {
+			in = *new(In)
 			if err := json.Unmarshal(args, &in); err != nil {
 				return toolError(fmt.Errorf("invalid arguments for tool %q: %v", tool.Name, err)), nil
 			}
@@ -198,9 +200,44 @@ type callToolParams struct {
 	Task *protocol.TaskMetadata `json:"task,omitzero"`
 }
 
+// decodeCallToolParams decodes tools/call params without copying the
+// arguments (they stay in the message's buffer, which nothing modifies)
+// and without reflection in the common case.
+func decodeCallToolParams(params jsontext.Value, p *callToolParams) error {
+	c := jsonfast.NewCursor(params)
+	err := c.Object(func(name []byte, escaped bool) error {
+		if escaped {
+			return errSlow
+		}
+		switch string(name) {
+		case "name":
+			s, err := c.String()
+			p.Name = s
+			return err
+		case "arguments":
+			v, err := c.Raw()
+			if err == nil && string(v) != "null" {
+				p.Arguments = v
+			}
+			return err
+		case "_meta":
+			return c.Skip() // picked out by the JSON-RPC decoder already
+		default:
+			return errSlow // inputResponses, requestState, task: rare
+		}
+	})
+	if err == nil {
+		return nil
+	}
+	*p = callToolParams{}
+	return decodeParams(params, p)
+}
+
+var errSlow = errors.New("server: not for the fast path")
+
 func (s *Server) callTool(ctx context.Context, r *Request, params jsontext.Value) (any, error) {
 	var p callToolParams
-	if err := decodeParams(params, &p); err != nil {
+	if err := decodeCallToolParams(params, &p); err != nil {
 		return nil, err
 	}
 	s.mu.RLock()

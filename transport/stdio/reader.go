@@ -10,7 +10,7 @@ import (
 
 // readBufSize is the size of the line reader's buffer. Lines that fit are
 // copied out of it once; longer ones are gathered fragment by fragment.
-const readBufSize = 64 << 10
+const readBufSize = 128 << 10
 
 // lineReader splits newline-delimited JSON-RPC messages and decodes them.
 // It never holds more than about one message's limit in memory, whatever

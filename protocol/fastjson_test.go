@@ -1,0 +1,69 @@
+package protocol
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+func fastResults() []*CallToolResult {
+	return []*CallToolResult{
+		{Content: []Content{}},
+		{Content: []Content{TextContent("hi")}},
+		{Content: []Content{TextContent("")}, IsError: true},
+		{Content: []Content{TextContent(strings.Repeat("é\"\n", 100))}, StructuredContent: jsontext.Value(`{"a": [1, 2]}`)},
+		{ResultFields: ResultFields{Meta: Meta{"k": "v"}, ResultType: ResultComplete}, Content: []Content{TextContent("x")}},
+		{Content: []Content{ImageContent([]byte{1, 2, 3}, "image/png"), AudioContent([]byte{4}, "audio/wav"),
+			{Type: ContentText, Text: "annotated", Annotations: &Annotations{Priority: 0.5}},
+			{Type: ContentText, Text: "meta", Meta: Meta{"m": 1.0}},
+			EmbeddedResourceContent(ResourceContents{URI: "test://r", Text: "t"}),
+			ResourceLinkContent(Resource{URI: "test://l", Name: "l"})}},
+		{Content: nil},
+	}
+}
+
+// AppendJSON writes the bytes json v2 writes.
+func TestCallToolResultAppendJSON(t *testing.T) {
+	for _, r := range fastResults() {
+		want, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.AppendJSON(nil)
+		if err != nil || string(got) != string(want) {
+			t.Errorf("AppendJSON = %s, %v\nwant          %s", got, err, want)
+		}
+	}
+}
+
+// DecodeCallToolResult decodes what json v2 decodes.
+func TestDecodeCallToolResult(t *testing.T) {
+	for _, r := range fastResults() {
+		raw, _ := json.Marshal(r)
+		var want, got CallToolResult
+		if err := json.Unmarshal(raw, &want); err != nil {
+			t.Fatal(err)
+		}
+		if err := DecodeCallToolResult(raw, &got); err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\ngot  %+v, %v\nwant %+v", raw, got, err, want)
+		}
+	}
+}
+
+// Every field of CallToolResult and of a text Content is handled by the
+// fast paths: a field added to either type must be added there too.
+func TestFastPathsKnowEveryField(t *testing.T) {
+	var names []string
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[CallToolResult]()) {
+		if !f.Anonymous {
+			names = append(names, f.Name)
+		}
+	}
+	want := "Meta ResultType Content StructuredContent IsError"
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("CallToolResult fields are %q; update fastjson.go, which handles %q", got, want)
+	}
+}
