@@ -54,6 +54,11 @@ type ConnOptions struct {
 	// ReplyToInvalid makes the connection answer a message it cannot
 	// decode with a JSON-RPC error (servers do this; clients only log).
 	ReplyToInvalid bool
+	// Sequential, when set, names requests that are handled before
+	// anything that arrives after them is looked at: a server's
+	// initialize, so that a client that does not wait for its answer
+	// still finds the session initialized.
+	Sequential func(m *Message) bool
 	// DrainTimeout, when positive, makes a clean end of input (io.EOF)
 	// wait up to this long for the handlers in flight to finish and send
 	// their answers before the connection closes. Servers use it so that
@@ -456,6 +461,17 @@ func (c *Conn) request(m *Message) bool {
 	}
 	c.incoming[m.ID] = in
 	c.handlers.Add(1)
+	if seq := c.opts.Sequential; seq != nil && seq(m) {
+		c.mu.Unlock()
+		select {
+		case c.sem <- struct{}{}:
+		case <-c.done:
+			return false
+		}
+		in.held = true
+		c.run(in.ctx, in.m, in)
+		return true
+	}
 	if len(c.queue) == 0 && c.trySlot() {
 		c.mu.Unlock()
 		c.start(in)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ferrymcp/ferry/jsonrpc"
+	"github.com/ferrymcp/ferry/protocol"
 )
 
 // Run serves one stream (a stdio pipe, an in-memory pipe) until it closes
@@ -38,6 +39,7 @@ func (s *Server) ConnectSession(ctx context.Context, stream jsonrpc.Stream, id s
 		Handler:        h,
 		MaxInFlight:    s.opts.MaxInFlight,
 		ReplyToInvalid: true,
+		Sequential:     func(m *jsonrpc.Message) bool { return m.Method == protocol.MethodInitialize },
 		DrainTimeout:   drainTimeout,
 		Logger:         s.log,
 	})
