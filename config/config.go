@@ -89,6 +89,7 @@ type Error struct {
 	Err    error
 }
 
+// Error reads "FILE[:LINE:COL]: server "NAME": KEY: problem".
 func (e *Error) Error() string {
 	s := e.File
 	if e.Line > 0 {
@@ -103,6 +104,7 @@ func (e *Error) Error() string {
 	return s + ": " + e.Err.Error()
 }
 
+// Unwrap returns the problem.
 func (e *Error) Unwrap() error { return e.Err }
 
 // MissingVarError is a ${VAR} whose variable is not set.
@@ -112,6 +114,7 @@ type MissingVarError struct {
 	Name string
 }
 
+// Error reads "variable NAME is not set".
 func (e *MissingVarError) Error() string {
 	return fmt.Sprintf("variable %s is not set", e.Name)
 }

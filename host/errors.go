@@ -38,6 +38,7 @@ var kindNames = map[ErrorKind]string{
 	KindUnreachable: "unreachable", KindAuth: "auth", KindTimeout: "timeout",
 }
 
+// String returns the kind's name ("unreachable", "auth", ...).
 func (k ErrorKind) String() string {
 	if s, ok := kindNames[k]; ok {
 		return s
@@ -59,6 +60,8 @@ type Error struct {
 	RetryAt time.Time
 }
 
+// Error reads "server "NAME": problem", with the stderr tail and the
+// restart time when known.
 func (e *Error) Error() string {
 	s := e.Err.Error()
 	if e.Server != "" {
@@ -74,6 +77,7 @@ func (e *Error) Error() string {
 	return s
 }
 
+// Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }
 
 // KindOf returns the kind of err: that of the *[Error] it wraps, else

@@ -39,6 +39,7 @@ const (
 
 var stateNames = [...]string{"idle", "starting", "ready", "down", "failed", "disabled", "stopped"}
 
+// String returns the state's name ("ready", "down", ...).
 func (s State) String() string {
 	if int(s) < len(stateNames) {
 		return stateNames[s]
