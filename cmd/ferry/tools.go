@@ -157,6 +157,10 @@ func cmdCall(o *cli) error {
 			return usageErrorf("several servers have a tool named %q: %s", toolName, strings.Join(where, ", "))
 		}
 	}
+	if !srv.Allowed(toolName) {
+		return &host.Error{Server: srv.Name(), Kind: host.KindNotAllowed,
+			Err: fmt.Errorf("tool %q is not allowed by the entry's allowedTools/blockedTools", toolName)}
+	}
 	tools, err := srv.Tools(ctx)
 	if err != nil {
 		return err
