@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"strings"
+	"sync"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -53,6 +54,45 @@ func (s *Server) HandleMessage(ctx context.Context, m *jsonrpc.Message, sess *Se
 			"request without %s in _meta: modern clients must send the protocol version with every request; legacy clients must send initialize first", protocol.MetaProtocolVersion)
 	}
 	return s.legacyRequest(ctx, m, sess, peer)
+}
+
+// metaCache remembers the last few _meta objects decoded: a client sends
+// the same one with every request, so most requests skip its decoding.
+// Decoded values are shared and must not be modified.
+type metaCache struct {
+	mu      sync.Mutex
+	entries [4]metaEntry
+	next    int
+}
+
+type metaEntry struct {
+	raw  string
+	meta *protocol.RequestMeta
+}
+
+// requestMeta decodes a modern request's _meta, from the cache when the
+// same bytes were seen recently.
+func (s *Server) requestMeta(raw []byte) (*protocol.RequestMeta, error) {
+	c := &s.metas
+	c.mu.Lock()
+	for _, e := range c.entries {
+		if e.meta != nil && e.raw == string(raw) {
+			c.mu.Unlock()
+			return e.meta, nil
+		}
+	}
+	c.mu.Unlock()
+	meta := new(protocol.RequestMeta)
+	if err := json.Unmarshal(raw, meta); err != nil {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid _meta: %v", err)
+	}
+	if len(meta.ProgressToken) == 0 {
+		c.mu.Lock()
+		c.entries[c.next] = metaEntry{raw: string(raw), meta: meta}
+		c.next = (c.next + 1) % len(c.entries)
+		c.mu.Unlock()
+	}
+	return meta, nil
 }
 
 // CheckRequestMeta checks that a modern request carries the _meta fields
@@ -128,9 +168,9 @@ func (s *Server) notification(ctx context.Context, m *jsonrpc.Message, sess *Ses
 // prior requests over the same connection to establish context ... Every
 // request supplies this metadata in its _meta field."
 func (s *Server) modernRequest(ctx context.Context, m *jsonrpc.Message, peer Peer) (any, error) {
-	var meta protocol.RequestMeta
-	if err := json.Unmarshal(m.Meta.Raw, &meta); err != nil {
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid _meta: %v", err)
+	meta, err := s.requestMeta(m.Meta.Raw)
+	if err != nil {
+		return nil, err
 	}
 	if meta.ClientCapabilities == nil {
 		// "A request missing any required field is malformed; the server
@@ -145,10 +185,7 @@ func (s *Server) modernRequest(ctx context.Context, m *jsonrpc.Message, peer Pee
 	if meta.ClientInfo != nil {
 		r.ClientInfo = *meta.ClientInfo
 	}
-	var (
-		res any
-		err error
-	)
+	var res any
 	switch m.Method {
 	case protocol.MethodDiscover:
 		res = s.discover()

@@ -85,6 +85,7 @@ type Server struct {
 	sessions   map[*Session]struct{}
 	listeners  map[*listener]struct{}
 	completers map[completerKey]Completer
+	metas      metaCache
 	closed     chan struct{}
 	closeOnce  sync.Once
 }

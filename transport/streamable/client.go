@@ -230,11 +230,10 @@ func (cs *clientStream) Write(ctx context.Context, m *jsonrpc.Message) error {
 		cs.mu.Unlock()
 	}
 	if m.IsRequest() {
-		cs.wg.Add(1)
-		go func() {
-			defer cs.wg.Done()
-			cs.roundTrip(ctx, m.ID, m.Method, body, hdr, true)
-		}()
+		// The round trip runs on the caller's goroutine (the Conn's Call
+		// is waiting for its answer anyway): no goroutine per request,
+		// and the caller's context aborts the HTTP request.
+		cs.roundTrip(ctx, m.ID, m.Method, body, hdr, true)
 		return nil
 	}
 	if err := cs.send(ctx, body, hdr); err != nil {
@@ -304,7 +303,8 @@ func (cs *clientStream) roundTrip(ctx context.Context, id jsonrpc.ID, method str
 	resp, err := cs.post(ctx, body, hdr)
 	if err != nil {
 		if ctx.Err() != nil {
-			return // cancelled: the Conn already gave up on the call
+			cs.cancelled(id, ctx)
+			return
 		}
 		cs.fail(id, jsonrpc.CodeInternalError, "POST %s: %v", method, err)
 		return
@@ -373,6 +373,25 @@ func (cs *clientStream) roundTrip(ctx context.Context, id jsonrpc.ID, method str
 		cs.received(m)
 		cs.deliver(ctx, m)
 	}
+}
+
+// cancelled answers a call whose context ended during its round trip.
+// Closing the stream is the modern way to cancel; a legacy session is
+// told with notifications/cancelled, since there "disconnection SHOULD
+// NOT be interpreted as the client cancelling its request".
+func (cs *clientStream) cancelled(id jsonrpc.ID, ctx context.Context) {
+	cs.fail(id, jsonrpc.CodeInternalError, "cancelled: %v", context.Cause(ctx))
+	if !cs.hasSession() {
+		return
+	}
+	note, err := jsonrpc.AppendMessage(nil, &jsonrpc.Message{Method: protocol.NotificationCancelled,
+		Body: &protocol.CancelledParams{RequestID: id, Reason: context.Cause(ctx).Error()}})
+	if err != nil {
+		return
+	}
+	nctx, cancel := context.WithTimeout(cs.ctx, 2*time.Second)
+	defer cancel()
+	cs.send(nctx, note, http.Header{})
 }
 
 func snippet(b []byte) string {

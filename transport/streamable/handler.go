@@ -189,7 +189,7 @@ func (h *Handler) readMessage(w http.ResponseWriter, r *http.Request) (*jsonrpc.
 		writeError(w, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, tooLarge(r.ContentLength, h.opts.MaxBodyBytes))
 		return nil, false
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes))
+	body, err := readBody(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes), r.ContentLength)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -210,6 +210,25 @@ func (h *Handler) readMessage(w http.ResponseWriter, r *http.Request) (*jsonrpc.
 		return nil, false
 	}
 	return m, true
+}
+
+// readBody reads a request body into one buffer of the announced size
+// when there is one (io.ReadAll would grow it step by step).
+func readBody(r io.Reader, size int64) ([]byte, error) {
+	if size <= 0 {
+		return io.ReadAll(r)
+	}
+	b := make([]byte, size+1)
+	n, err := io.ReadFull(r, b)
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		return b[:n], nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	// More than announced: read the rest (the limit still applies).
+	rest, err := io.ReadAll(r)
+	return append(b, rest...), err
 }
 
 func tooLarge(n, limit int64) *jsonrpc.Error {

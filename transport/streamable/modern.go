@@ -54,7 +54,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, m *jsonrpc
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	rs := &responder{h: h, w: w, done: make(chan struct{})}
+	rs := &responder{h: h, w: w}
 	if h.opts.AlwaysSSE {
 		rs.startSSE()
 	}
@@ -97,6 +97,7 @@ func (rs *responder) startSSE() {
 	startSSE(rs.w, http.StatusOK)
 	flush(rs.w)
 	if ka := rs.h.opts.KeepAlive; ka > 0 {
+		rs.done = make(chan struct{})
 		go rs.keepAlive(ka)
 	}
 }
@@ -161,7 +162,9 @@ func (rs *responder) Call(ctx context.Context, method string, params any) (*json
 func (rs *responder) finish(id jsonrpc.ID, res any, err error) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
-	defer close(rs.done)
+	if rs.done != nil {
+		defer close(rs.done)
+	}
 	if rs.over {
 		return
 	}
