@@ -173,64 +173,9 @@ func startEverything(ctx context.Context, t *testing.T, entry, version string) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := &everything{
-		stream:  s,
-		logs:    &slogRecorder{},
-		msgs:    make(chan *protocol.LoggingMessageParams, 256),
-		updates: make(chan string, 64),
-	}
-	x.c, err = client.Connect(ctx, client.StreamTransport{Stream: s}, &client.Options{
-		Info:             protocol.Implementation{Name: "ferry-interop", Version: "0.0.1"},
-		ProtocolVersion:  version,
-		ProbeTimeout:     10 * time.Second,
-		RequestTimeout:   20 * time.Second,
-		Logger:           slog.New(x.logs),
-		ElicitationModes: []string{protocol.ElicitForm, protocol.ElicitURL},
-		Elicitation: func(ctx context.Context, p *protocol.ElicitParams) (*protocol.ElicitResult, error) {
-			x.mu.Lock()
-			x.elicits = append(x.elicits, cmp.Or(p.Mode, protocol.ElicitForm))
-			x.mu.Unlock()
-			if p.Mode == protocol.ElicitURL {
-				if p.URL == "" || p.ElicitationID == "" {
-					return nil, fmt.Errorf("url elicitation without url or id: %+v", p)
-				}
-				return &protocol.ElicitResult{Action: protocol.ElicitAccept}, nil
-			}
-			content, err := elicitFormValues(p.RequestedSchema)
-			if err != nil {
-				return nil, err
-			}
-			return &protocol.ElicitResult{Action: protocol.ElicitAccept, Content: content}, nil
-		},
-		Sampling: func(ctx context.Context, p *protocol.CreateMessageParams) (*protocol.CreateMessageResult, error) {
-			x.mu.Lock()
-			x.samples++
-			x.mu.Unlock()
-			if len(p.Messages) == 0 || p.MaxTokens <= 0 {
-				return nil, fmt.Errorf("odd sampling request: %+v", p)
-			}
-			return &protocol.CreateMessageResult{Role: protocol.RoleAssistant, Model: cannedModel, StopReason: "endTurn",
-				Content: protocol.SamplingContent{protocol.TextContent(cannedSample)}}, nil
-		},
-		Roots: func(ctx context.Context) ([]protocol.Root, error) {
-			x.mu.Lock()
-			x.roots++
-			x.mu.Unlock()
-			return []protocol.Root{{URI: testRootURI, Name: testRootName}}, nil
-		},
-		OnLog: func(p *protocol.LoggingMessageParams) {
-			select {
-			case x.msgs <- p:
-			default:
-			}
-		},
-		OnResourceUpdated: func(uri string) {
-			select {
-			case x.updates <- uri:
-			default:
-			}
-		},
-	})
+	x := newEverything()
+	x.stream = s
+	x.c, err = client.Connect(ctx, client.StreamTransport{Stream: s}, x.clientOptions(version))
 	if err != nil {
 		s.Close()
 		t.Fatalf("connect: %v\nserver stderr: %s", err, s.Stderr())

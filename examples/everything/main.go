@@ -1,16 +1,21 @@
 // Command everything is ferry's example server: it exercises every feature
 // of the server library (typed tools with structured output, progress,
 // logging, elicitation, sampling, roots, resources, a resource template,
-// prompts, completion, subscriptions) and serves it over stdio, to clients
-// of both protocol eras.
+// prompts, completion, subscriptions) and serves it over stdio, or over
+// Streamable HTTP at /mcp with -http, to clients of both protocol eras.
 //
 //	go run ./examples/everything
+//	go run ./examples/everything -http 127.0.0.1:8080
 package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -20,17 +25,61 @@ import (
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/transport/stdio"
+	"github.com/ferrymcp/ferry/transport/streamable"
 )
 
 func main() {
+	addr := flag.String("http", "", "serve Streamable HTTP at `ADDR` (path /mcp) instead of stdio; port 0 picks a free one")
+	flag.Parse()
 	// stdout carries only protocol messages; diagnostics go to stderr.
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	s := New(log)
+	if *addr != "" {
+		if err := serveHTTP(ctx, s, *addr, log); err != nil {
+			fmt.Fprintln(os.Stderr, "everything:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := s.Run(ctx, stdio.ServerStream()); err != nil && ctx.Err() == nil {
 		log.Debug("connection ended", "reason", err)
 	}
+}
+
+// serveHTTP serves s at http://addr/mcp until ctx ends. The line
+// "listening on URL" on stderr tells the actual address.
+func serveHTTP(ctx context.Context, s *server.Server, addr string, log *slog.Logger) error {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	h := streamable.NewHandler(s, &streamable.Options{Logger: log})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(os.Stderr, "listening on http://%s/mcp\n", l.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(l) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	// End the legacy sessions and the modern subscriptions/listen streams
+	// (with their completion result), then let the requests in flight
+	// finish.
+	h.Close()
+	s.Close()
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); errors.Is(err, context.DeadlineExceeded) {
+		return srv.Close()
+	} else if err != nil {
+		return err
+	}
+	return nil
 }
 
 // New builds the example server.
