@@ -162,7 +162,19 @@ func sniffMeta(s *scanner, name []byte, escaped bool, vs, ve int, meta *Meta) er
 	if escaped {
 		name = unescapeName(name)
 	}
-	if string(name) != "_meta" || data[vs] != '{' {
+	switch string(name) {
+	case "_meta":
+	case "name":
+		meta.Name = data[vs:ve]
+		return nil
+	case "arguments":
+		meta.Arguments = data[vs:ve]
+		return nil
+	default:
+		meta.Extra = true
+		return nil
+	}
+	if data[vs] != '{' {
 		return nil
 	}
 	meta.Raw = data[vs:ve]

@@ -36,6 +36,12 @@ type Meta struct {
 	// ProtocolVersion is io.modelcontextprotocol/protocolVersion, the mark
 	// of a modern (2026-07-28 and later) request.
 	ProtocolVersion string
+	// Name and Arguments are the raw params.name and params.arguments (a
+	// tool call's), and Extra reports a params member other than those
+	// and _meta, so that the common case needs no second walk.
+	Name      jsontext.Value
+	Arguments jsontext.Value
+	Extra     bool
 }
 
 // IsRequest reports whether m is a request.

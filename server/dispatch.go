@@ -180,7 +180,7 @@ func (s *Server) modernRequest(ctx context.Context, m *jsonrpc.Message, peer Pee
 	r := &Request{
 		ID: m.ID, Method: m.Method, ProtocolVersion: meta.ProtocolVersion,
 		ClientCapabilities: *meta.ClientCapabilities, RawMeta: m.Meta.Raw,
-		server: s, peer: peer, progressToken: m.Meta.ProgressToken, logLevel: meta.LogLevel, modern: true,
+		server: s, peer: peer, sniffed: &m.Meta, progressToken: m.Meta.ProgressToken, logLevel: meta.LogLevel, modern: true,
 	}
 	if meta.ClientInfo != nil {
 		r.ClientInfo = *meta.ClientInfo
@@ -205,7 +205,7 @@ func (s *Server) legacyRequest(ctx context.Context, m *jsonrpc.Message, sess *Se
 	r := &Request{
 		ID: m.ID, Method: m.Method, ProtocolVersion: sess.version,
 		ClientInfo: sess.clientInfo, ClientCapabilities: sess.clientCaps, Session: sess, RawMeta: m.Meta.Raw,
-		server: s, peer: peer, progressToken: m.Meta.ProgressToken,
+		server: s, peer: peer, sniffed: &m.Meta, progressToken: m.Meta.ProgressToken,
 	}
 	sess.mu.Unlock()
 	switch m.Method {

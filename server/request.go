@@ -49,6 +49,7 @@ type Request struct {
 
 	server        *Server
 	peer          Peer
+	sniffed       *jsonrpc.Meta // what the decoder picked out of params
 	progressToken jsontext.Value
 	logLevel      protocol.LoggingLevel
 	modern        bool

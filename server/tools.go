@@ -237,7 +237,17 @@ var errSlow = errors.New("server: not for the fast path")
 
 func (s *Server) callTool(ctx context.Context, r *Request, params jsontext.Value) (any, error) {
 	var p callToolParams
-	if err := decodeCallToolParams(params, &p); err != nil {
+	if sn := r.sniffed; sn != nil && !sn.Extra && len(sn.Name) > 0 && sn.Name[0] == '"' {
+		// The decoder found the name and the arguments already.
+		name, err := jsonrpc.Unquote(sn.Name)
+		if err != nil {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid tool name: %v", err)
+		}
+		p.Name = name
+		if string(sn.Arguments) != "null" {
+			p.Arguments = sn.Arguments
+		}
+	} else if err := decodeCallToolParams(params, &p); err != nil {
 		return nil, err
 	}
 	s.mu.RLock()
