@@ -2,6 +2,7 @@ package jsonrpc
 
 import (
 	"encoding/binary"
+	"github.com/ferrymcp/ferry/internal/jsonfast"
 	"math/bits"
 	"unicode/utf8"
 
@@ -139,6 +140,9 @@ func special(v uint64) uint64 {
 // str validates the string starting at data[i] (a quote) and returns the
 // offset past its closing quote and whether it contains escapes.
 func (s *scanner) str(i int) (end int, escaped bool, err error) {
+	if end, escaped, _, ok := jsonfast.StringEnd(s.data, i); ok {
+		return end, escaped, nil // the common case, found with vector instructions
+	}
 	d := s.data
 	i++
 	for {

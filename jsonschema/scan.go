@@ -2,6 +2,7 @@ package jsonschema
 
 import (
 	"encoding/binary"
+	"github.com/ferrymcp/ferry/internal/jsonfast"
 	"strconv"
 	"unicode/utf8"
 )
@@ -53,6 +54,13 @@ func plainASCII8(x uint64) bool {
 // offset past its closing quote, whether it has escapes, and its length in
 // Unicode code points.
 func scanString(data []byte, i int) (end int, escaped bool, runes int, err *syntaxError) {
+	if end, escaped, ascii, ok := jsonfast.StringEnd(data, i); ok && !escaped {
+		// The common case, found with vector instructions.
+		if ascii {
+			return end, false, end - i - 2, nil
+		}
+		return end, false, utf8.RuneCount(data[i+1 : end-1]), nil
+	}
 	start := i
 	i++
 	for {

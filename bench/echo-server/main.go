@@ -14,6 +14,9 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
+	"runtime/pprof"
+	"syscall"
 
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
@@ -45,6 +48,23 @@ func main() {
 	transport := flag.String("transport", envOr("MCP_TRANSPORT", "stdio"), "stdio or http")
 	port := flag.String("port", envOr("MCP_PORT", "8080"), "HTTP port (127.0.0.1 only)")
 	flag.Parse()
+	if path := os.Getenv("FERRY_CPUPROFILE"); path != "" {
+		// For profiling under the harness's load: written when stdin ends
+		// (stdio) or on SIGTERM.
+		f, err := os.Create(path)
+		if err != nil {
+			log.Fatal(err)
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+		go func() {
+			c := make(chan os.Signal, 1)
+			signal.Notify(c, syscall.SIGTERM, os.Interrupt)
+			<-c
+			pprof.StopCPUProfile()
+			os.Exit(0)
+		}()
+	}
 	log.SetFlags(0)
 	log.SetPrefix("ferry-echo: ")
 	switch *transport {

@@ -37,6 +37,10 @@ func plain(v uint64) bool {
 func AppendQuote(dst []byte, s string) ([]byte, error) {
 	dst = append(dst, '"')
 	b := unsafe.Slice(unsafe.StringData(s), len(s)) // read only
+	if CleanString(b) {
+		dst = append(dst, s...)
+		return append(dst, '"'), nil
+	}
 	i, start := 0, 0
 	var err error
 	for i < len(s) {
