@@ -1,6 +1,8 @@
-package jsonschema
+package jsonschema_test
 
 import (
+	. "github.com/ferrymcp/ferry/jsonschema"
+	_ "github.com/ferrymcp/ferry/jsonschema/full"
 	"strings"
 	"testing"
 )
@@ -53,7 +55,7 @@ func benchValidate(b *testing.B, v *Validator, instance []byte, general bool) {
 	for b.Loop() {
 		var err error
 		if general {
-			err = validateGeneral(v.general, instance)
+			err = v.ValidateGeneral(instance)
 		} else {
 			err = v.Validate(instance)
 		}

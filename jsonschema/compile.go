@@ -6,14 +6,13 @@ import (
 	"strings"
 
 	"github.com/go-json-experiment/json"
-	sjs "github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Validator checks JSON instances against a compiled schema. It is safe
 // for concurrent use.
 type Validator struct {
-	fast    *node       // the fast validator's program, when the schema fits it
-	general *sjs.Schema // santhosh-tekuri/jsonschema's compiled schema
+	fast    *node                   // the fast validator's program, when the schema fits it
+	general func(data []byte) error // the registered Engine's, when there is one
 }
 
 // Compile prepares s for validation. The schema must be valid for its
@@ -58,15 +57,20 @@ func compile(s *Schema, raw []byte) (*Validator, error) {
 	if err != nil {
 		return nil, err
 	}
-	general, err := compileGeneral(raw)
-	if err != nil {
-		return nil, err
+	v := &Validator{}
+	if e := engine.Load(); e != nil {
+		// The engine also checks the schema against its metaschema.
+		if v.general, err = (*e).Compile(raw); err != nil {
+			return nil, err
+		}
 	}
-	v := &Validator{general: general}
 	if dialect == dialect2020 || dialect == dialect7 {
 		if fast, err := compileFast(s, dialect == dialect7); err == nil {
 			v.fast = fast
 		}
+	}
+	if v.fast == nil && v.general == nil {
+		return nil, ErrNoEngine
 	}
 	return v, nil
 }
@@ -79,11 +83,27 @@ func (v *Validator) Validate(instance []byte) error {
 	if v.fast != nil {
 		return validateFast(v.fast, instance)
 	}
-	return validateGeneral(v.general, instance)
+	if err := CheckSyntax(instance); err != nil {
+		return err
+	}
+	return v.general(instance)
+}
+
+// ValidateGeneral checks instance with the registered [Engine] alone, even
+// when the built-in validator handles the schema: for cross-checking the
+// two. It returns [ErrNoEngine] when v was compiled without an engine.
+func (v *Validator) ValidateGeneral(instance []byte) error {
+	if v.general == nil {
+		return ErrNoEngine
+	}
+	if err := CheckSyntax(instance); err != nil {
+		return err
+	}
+	return v.general(instance)
 }
 
 // Engine names the engine that validates for v: "fast" for this package's
-// own validator, "general" for santhosh-tekuri/jsonschema. It is for
+// own validator, "general" for the registered [Engine]. It is for
 // diagnostics and benchmarks.
 func (v *Validator) Engine() string {
 	if v.fast != nil {

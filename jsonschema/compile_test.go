@@ -1,7 +1,9 @@
-package jsonschema
+package jsonschema_test
 
 import (
 	"fmt"
+	. "github.com/ferrymcp/ferry/jsonschema"
+	_ "github.com/ferrymcp/ferry/jsonschema/full"
 	"strings"
 	"testing"
 )

@@ -1,6 +1,8 @@
-package jsonschema
+package jsonschema_test
 
 import (
+	. "github.com/ferrymcp/ferry/jsonschema"
+	_ "github.com/ferrymcp/ferry/jsonschema/full"
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -57,7 +59,7 @@ func FuzzValidate(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fastErr := v.Validate(data)
-		generalErr := validateGeneral(v.general, data)
+		generalErr := v.ValidateGeneral(data)
 		for _, err := range []error{fastErr, generalErr} {
 			if err == nil {
 				continue
@@ -100,7 +102,7 @@ func FuzzCrossCheck(f *testing.F) {
 	f.Fuzz(func(t *testing.T, pick uint16, data []byte) {
 		v := validators[int(pick)%len(validators)]
 		fastErr := v.Validate(data)
-		generalErr := validateGeneral(v.general, data)
+		generalErr := v.ValidateGeneral(data)
 		if !jsontext.Value(data).IsValid() {
 			if fastErr == nil || generalErr == nil {
 				t.Fatalf("invalid JSON %q accepted: fast %v, santhosh %v", data, fastErr, generalErr)

@@ -1,8 +1,10 @@
-package jsonschema
+package jsonschema_test
 
 import (
 	stdjson "encoding/json"
 	"flag"
+	. "github.com/ferrymcp/ferry/jsonschema"
+	_ "github.com/ferrymcp/ferry/jsonschema/full"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -282,7 +284,7 @@ func TestInferMatchesMarshal(t *testing.T) {
 		if err := v.Validate(data); err != nil {
 			t.Errorf("%T: marshalled %s is invalid: %v", val, data, err)
 		}
-		if err := validateGeneral(v.general, data); err != nil {
+		if err := v.ValidateGeneral(data); err != nil {
 			t.Errorf("%T: marshalled %s is invalid for santhosh: %v", val, data, err)
 		}
 	}

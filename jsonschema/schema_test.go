@@ -1,6 +1,8 @@
-package jsonschema
+package jsonschema_test
 
 import (
+	. "github.com/ferrymcp/ferry/jsonschema"
+	_ "github.com/ferrymcp/ferry/jsonschema/full"
 	"strings"
 	"testing"
 

@@ -1,6 +1,8 @@
-package jsonschema
+package jsonschema_test
 
 import (
+	. "github.com/ferrymcp/ferry/jsonschema"
+	_ "github.com/ferrymcp/ferry/jsonschema/full"
 	"strings"
 	"testing"
 )
@@ -233,7 +235,7 @@ func TestValidationEngines(t *testing.T) {
 			continue
 		}
 		fastErr := v.Validate([]byte(tc.instance))
-		generalErr := validateGeneral(v.general, []byte(tc.instance))
+		generalErr := v.ValidateGeneral([]byte(tc.instance))
 		if (fastErr == nil) != tc.valid {
 			t.Errorf("%s engine: schema %s, instance %s: valid = %v, want %v (%v)", v.Engine(), tc.schema, tc.instance, fastErr == nil, tc.valid, fastErr)
 		}
@@ -283,7 +285,7 @@ func TestInvalidJSON(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, in := range invalidJSON {
-			for name, err := range map[string]error{"validator": v.Validate([]byte(in)), "santhosh": validateGeneral(v.general, []byte(in))} {
+			for name, err := range map[string]error{"validator": v.Validate([]byte(in)), "santhosh": v.ValidateGeneral([]byte(in))} {
 				if err == nil {
 					t.Errorf("%s, schema %s: invalid JSON %q accepted", name, schema, in)
 					continue
@@ -363,7 +365,7 @@ func TestMessages(t *testing.T) {
 			}
 		}
 		// santhosh finds the same problems, perhaps in another order.
-		gerr := validateGeneral(v.general, []byte(tt.instance))
+		gerr := v.ValidateGeneral([]byte(tt.instance))
 		gve, ok := gerr.(*ValidationError)
 		if !ok {
 			t.Errorf("%s: santhosh error %v", tt.instance, gerr)

@@ -38,7 +38,11 @@ type toolEntry struct {
 // AddTool adds (or replaces) a tool with a raw handler. t.InputSchema is
 // the JSON Schema arguments are validated against before h runs; nil means
 // any object. It panics if the schema cannot be compiled: that is a
-// programming error, like a bad pattern given to http.Handle.
+// programming error, like a bad pattern given to http.Handle. Schemas
+// beyond the built-in validator (composition and conditional keywords,
+// dialects other than 2020-12 and draft-07) need the full engine:
+//
+//	import _ "github.com/ferrymcp/ferry/jsonschema/full"
 func (s *Server) AddTool(t *protocol.Tool, h ToolHandler) {
 	tool := *t
 	if len(tool.InputSchema) == 0 {

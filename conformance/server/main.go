@@ -28,6 +28,9 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	// The suite's JSON Schema 2020-12 fixture uses composition and
+	// conditional keywords, beyond the built-in validator.
+	_ "github.com/ferrymcp/ferry/jsonschema/full"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/transport/streamable"
