@@ -89,6 +89,17 @@ func (v *Validator) Validate(instance []byte) error {
 	return v.general(instance)
 }
 
+// ValidateTrusted is [Validator.Validate] for an instance already known to
+// be strictly valid JSON (taken from a message that jsonrpc.Decode
+// accepted, for example): its strings are not checked again for control
+// characters and UTF-8, which makes long strings cheaper to validate.
+func (v *Validator) ValidateTrusted(instance []byte) error {
+	if v.fast != nil {
+		return validateFastMode(v.fast, instance, true)
+	}
+	return v.general(instance)
+}
+
 // ValidateGeneral checks instance with the registered [Engine] alone, even
 // when the built-in validator handles the schema: for cross-checking the
 // two. It returns [ErrNoEngine] when v was compiled without an engine.

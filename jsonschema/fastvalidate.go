@@ -2,8 +2,10 @@ package jsonschema
 
 import (
 	"bytes"
+	"github.com/ferrymcp/ferry/internal/jsonfast"
 	"strconv"
 	"sync"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -14,6 +16,7 @@ const maxDepth = 10000
 // a validation that finds no problem allocates nothing.
 type state struct {
 	data     []byte
+	trusted  bool // data was validated strictly before
 	problems []Problem
 	more     bool // problems were dropped
 	path     []pathSeg
@@ -29,9 +32,12 @@ var statePool = sync.Pool{New: func() any {
 }}
 
 // validateFast checks data against root.
-func validateFast(root *node, data []byte) error {
+func validateFast(root *node, data []byte) error { return validateFastMode(root, data, false) }
+
+func validateFastMode(root *node, data []byte, trusted bool) error {
 	st := statePool.Get().(*state)
 	st.data = data
+	st.trusted = trusted
 	i := skipSpace(data, 0)
 	var err *syntaxError
 	if i == len(data) {
@@ -219,10 +225,39 @@ func (st *state) checkEnum(n *node, start, end int) {
 }
 
 func (st *state) str(n *node, i int) (int, *syntaxError) {
+	if st.trusted {
+		return st.trustedStr(n, i)
+	}
 	end, escaped, runes, err := scanString(st.data, i)
 	if err != nil || n == nil {
 		return end, err
 	}
+	return st.checkString(n, i, end, escaped, runes)
+}
+
+// trustedStr is str for an instance already validated strictly: the end
+// of the string is all it looks for, and characters are counted only when
+// the schema bounds the length.
+func (st *state) trustedStr(n *node, i int) (int, *syntaxError) {
+	end, escaped, ok := jsonfast.TrustedStringEnd(st.data, i)
+	if !ok || (escaped && n != nil && (n.minLength >= 0 || n.maxLength >= 0)) {
+		end, escaped, runes, err := scanString(st.data, i)
+		if err != nil || n == nil {
+			return end, err
+		}
+		return st.checkString(n, i, end, escaped, runes)
+	}
+	if n == nil {
+		return end, nil
+	}
+	runes := 0
+	if n.minLength >= 0 || n.maxLength >= 0 {
+		runes = utf8.RuneCount(st.data[i+1 : end-1])
+	}
+	return st.checkString(n, i, end, escaped, runes)
+}
+
+func (st *state) checkString(n *node, i, end int, escaped bool, runes int) (int, *syntaxError) {
 	if !st.checkType(n, tString, i, end) {
 		return end, nil
 	}

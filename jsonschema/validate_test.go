@@ -1,6 +1,7 @@
 package jsonschema_test
 
 import (
+	"fmt"
 	. "github.com/ferrymcp/ferry/jsonschema"
 	_ "github.com/ferrymcp/ferry/jsonschema/full"
 	"strings"
@@ -236,6 +237,14 @@ func TestValidationEngines(t *testing.T) {
 		}
 		fastErr := v.Validate([]byte(tc.instance))
 		generalErr := v.ValidateGeneral([]byte(tc.instance))
+		if CheckSyntax([]byte(tc.instance)) == nil {
+			// On strictly valid JSON the trusted path gives the same verdict
+			// and the same problems.
+			trustedErr := v.ValidateTrusted([]byte(tc.instance))
+			if fmt.Sprint(trustedErr) != fmt.Sprint(fastErr) {
+				t.Errorf("schema %s, instance %s: ValidateTrusted = %v, Validate = %v", tc.schema, tc.instance, trustedErr, fastErr)
+			}
+		}
 		if (fastErr == nil) != tc.valid {
 			t.Errorf("%s engine: schema %s, instance %s: valid = %v, want %v (%v)", v.Engine(), tc.schema, tc.instance, fastErr == nil, tc.valid, fastErr)
 		}

@@ -265,7 +265,8 @@ func (s *Server) callTool(ctx context.Context, r *Request, params jsontext.Value
 		args = jsontext.Value("{}")
 	}
 	if e.validator != nil {
-		if err := e.validator.Validate(args); err != nil {
+		// The arguments come from a message the decoder checked strictly.
+		if err := e.validator.ValidateTrusted(args); err != nil {
 			// "Input validation errors" are tool execution errors, so the
 			// model can read what was wrong and correct its call.
 			return toolError(fmt.Errorf("invalid arguments for tool %q: %v", p.Name, err)), nil

@@ -36,6 +36,22 @@ func StringEnd(b []byte, i int) (end int, escaped, ascii, ok bool) {
 	return start + j + 1, false, ascii, true
 }
 
+// TrustedStringEnd is StringEnd for input already validated strictly
+// (by jsonrpc.Decode): it only finds the closing quote, without checking
+// the text again.
+func TrustedStringEnd(b []byte, i int) (end int, escaped, ok bool) {
+	start := i + 1
+	j := bytes.IndexByte(b[start:], '"')
+	if j < 0 {
+		return -1, false, false
+	}
+	if bytes.IndexByte(b[start:start+j], '\\') >= 0 {
+		end, ok := escapedEnd(b, start)
+		return end, true, ok
+	}
+	return start + j + 1, false, true
+}
+
 // escapedEnd finds the end of a string with escapes, checking the text
 // between them.
 func escapedEnd(b []byte, i int) (int, bool) {

@@ -21,7 +21,7 @@ func skipSpace(b []byte, i int) int {
 // skipString returns the offset past the string starting at b[i] (a
 // quote), and whether it holds escapes; -1 when it is unterminated.
 func skipString(b []byte, i int) (int, bool) {
-	if end, escaped, _, ok := StringEnd(b, i); ok {
+	if end, escaped, ok := TrustedStringEnd(b, i); ok {
 		return end, escaped
 	}
 	i++
