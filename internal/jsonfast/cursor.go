@@ -2,6 +2,7 @@ package jsonfast
 
 import (
 	"errors"
+	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -113,8 +114,16 @@ func (c *Cursor) Skip() error {
 	return err
 }
 
+// aliasMin is the length from which a string without escapes shares the
+// input's memory instead of being copied. Below it, copying is cheap and
+// keeps a short string from holding on to a large buffer.
+const aliasMin = 4 << 10
+
 // String consumes a string and returns its value: one scan, and one copy
-// when it has no escapes.
+// when it has no escapes; none when it is long, for then it shares the
+// input's memory. The input must therefore never be modified (ferry's
+// transports give each message a buffer of its own that nothing writes
+// again).
 func (c *Cursor) String() (string, error) {
 	if c.Peek() != '"' {
 		return "", ErrSyntax
@@ -126,6 +135,9 @@ func (c *Cursor) String() (string, error) {
 	raw := c.b[c.i:end]
 	c.i = skipSpace(c.b, end)
 	if !escaped {
+		if n := len(raw) - 2; n >= aliasMin {
+			return unsafe.String(&raw[1], n), nil
+		}
 		return string(raw[1 : len(raw)-1]), nil
 	}
 	u, err := jsontext.AppendUnquote(nil, raw)

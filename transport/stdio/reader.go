@@ -1,22 +1,23 @@
 package stdio
 
 import (
-	"bufio"
-	"errors"
+	"bytes"
 	"io"
 
 	"github.com/ferrymcp/ferry/jsonrpc"
 )
 
-// readBufSize is the size of the line reader's buffer. Lines that fit are
-// copied out of it once; longer ones are gathered fragment by fragment.
-const readBufSize = 128 << 10
+// chunkSize is the size of the buffers lines are read into. Lines are
+// handed out as slices of these buffers, which are never written again:
+// a message costs no copy of its own, and its strings may share its
+// memory. A line longer than a chunk gets a buffer of its own.
+const chunkSize = 256 << 10
 
 // lineReader splits newline-delimited JSON-RPC messages and decodes them.
 // It never holds more than about one message's limit in memory, whatever
 // the peer sends.
 type lineReader struct {
-	br  *bufio.Reader
+	r   io.Reader
 	lim jsonrpc.Limits
 	max int
 	// nonJSON, when set, receives (the start of) every line that cannot
@@ -24,10 +25,19 @@ type lineReader struct {
 	// a decode error. Clients use it to survive banners printed on stdout
 	// by wrapper scripts.
 	nonJSON func(line []byte)
+
+	buf        []byte // the chunk being filled
+	start      int    // where the current line starts in buf
+	scan       int    // where the search for its end resumes
+	end        int    // how much of buf holds data
+	readErr    error  // from r, reported once the data before it is used
+	discarding bool   // the current line is over the limit: drop it
+	discarded  int    // how much of it was dropped so far
+	reuse      int    // while discarding, where buf may be written again
 }
 
 func newLineReader(r io.Reader, lim jsonrpc.Limits) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(r, readBufSize), lim: lim, max: lim.MaxSizeOrDefault()}
+	return &lineReader{r: r, lim: lim, max: lim.MaxSizeOrDefault()}
 }
 
 // read returns the next message. A *[jsonrpc.DecodeError] reports one bad
@@ -44,25 +54,103 @@ func (lr *lineReader) read() (*jsonrpc.Message, error) {
 	}
 }
 
-// next returns the next line, without its line end, in a slice of its
-// own, or nil for a line that was skipped (empty, or not JSON).
+// next returns the next line, without its line end, or nil for a line
+// that was skipped (empty, or not JSON).
 func (lr *lineReader) next() ([]byte, error) {
-	frag, err := lr.br.ReadSlice('\n')
-	switch {
-	case err == nil:
-		return lr.accept(trimEOL(frag))
-	case errors.Is(err, bufio.ErrBufferFull):
-		return lr.long(frag)
-	case err == io.EOF && len(frag) > 0:
-		// A last line without a newline still counts; the reader
-		// reports io.EOF again on the next call.
-		return lr.accept(trimEOL(frag))
-	default:
-		return nil, err
+	limit := lr.max + 2 // room for "\r\n"
+	for {
+		if i := bytes.IndexByte(lr.buf[lr.scan:lr.end], '\n'); i >= 0 {
+			nl := lr.scan + i
+			line := lr.buf[lr.start:nl]
+			lr.start, lr.scan = nl+1, nl+1
+			if lr.discarding {
+				n := lr.discarded + len(trimCR(line))
+				lr.discarding, lr.discarded = false, 0
+				return nil, lr.lim.TooLargeError(n)
+			}
+			return lr.accept(trimCR(line))
+		}
+		lr.scan = lr.end
+		partial := lr.end - lr.start
+		if !lr.discarding && partial > limit {
+			// Over the limit: the rest of the line is read through and
+			// dropped, so it costs no more memory than an acceptable one.
+			lr.discarding = true
+			lr.reuse = lr.start
+			if i := firstNonSpace(lr.buf[lr.start:lr.end]); lr.notJSON(lr.buf[lr.start+i]) {
+				lr.nonJSON(lr.buf[lr.start:lr.end])
+				lr.discarding = false // a banner: dropped silently
+				lr.skipBanner()
+				continue
+			}
+		}
+		if lr.discarding {
+			lr.discarded += partial
+			lr.start = lr.end
+			partial = 0
+		}
+		if lr.readErr != nil {
+			lr.start = lr.end
+			switch {
+			case lr.discarding:
+				lr.discarding = false
+				return nil, lr.lim.TooLargeError(lr.discarded)
+			case partial > 0:
+				// A last line without a newline still counts.
+				return lr.accept(trimCR(lr.buf[lr.end-partial : lr.end]))
+			}
+			return nil, lr.readErr
+		}
+		if lr.discarding && lr.end == len(lr.buf) && len(lr.buf)-lr.reuse >= 4<<10 {
+			// What is being dropped may be overwritten.
+			lr.start, lr.scan, lr.end = lr.reuse, lr.reuse, lr.reuse
+		}
+		if lr.end == len(lr.buf) {
+			lr.reuse = 0
+			size := chunkSize
+			if need := 2 * partial; need > size {
+				size = min(need, limit+1)
+			}
+			nb := make([]byte, size)
+			copy(nb, lr.buf[lr.start:lr.end])
+			lr.buf, lr.start, lr.scan, lr.end = nb, 0, partial, partial
+		}
+		n, err := lr.r.Read(lr.buf[lr.end:])
+		lr.end += n
+		if err != nil {
+			lr.readErr = err
+		}
 	}
 }
 
-// accept checks a whole line found in the read buffer and copies it out.
+// skipBanner drops the rest of a long line that is not JSON.
+func (lr *lineReader) skipBanner() {
+	base := lr.start // from here on, buf holds only what is dropped
+	for {
+		if i := bytes.IndexByte(lr.buf[lr.scan:lr.end], '\n'); i >= 0 {
+			lr.start, lr.scan = lr.scan+i+1, lr.scan+i+1
+			return
+		}
+		lr.start, lr.scan = lr.end, lr.end
+		if lr.readErr != nil {
+			return
+		}
+		if lr.end == len(lr.buf) {
+			if len(lr.buf)-base < 4<<10 {
+				lr.buf, base = make([]byte, chunkSize), 0
+			}
+			lr.start, lr.scan, lr.end = base, base, base
+		}
+		n, err := lr.r.Read(lr.buf[lr.end:])
+		lr.end += n
+		if err != nil {
+			lr.readErr = err
+		}
+	}
+}
+
+// accept checks a whole line. The line stays where it was read: its
+// buffer is never written again.
 func (lr *lineReader) accept(line []byte) ([]byte, error) {
 	i := firstNonSpace(line)
 	if i == len(line) {
@@ -75,93 +163,16 @@ func (lr *lineReader) accept(line []byte) ([]byte, error) {
 	if len(line) > lr.max {
 		return nil, lr.lim.TooLargeError(len(line))
 	}
-	out := make([]byte, len(line))
-	copy(out, line)
-	return out, nil
+	return line[:len(line):len(line)], nil
 }
 
 func (lr *lineReader) notJSON(c byte) bool {
 	return lr.nonJSON != nil && c != '{' && c != '['
 }
 
-// long gathers a line longer than the read buffer, whose first fragment
-// is first. Once the line is known to exceed the limit, the rest of it is
-// read through and dropped, so an oversized line costs no more memory
-// than an acceptable one.
-func (lr *lineReader) long(first []byte) ([]byte, error) {
-	limit := lr.max + 2 // room for "\r\n"
-	keep := true
-	if i := firstNonSpace(first); i < len(first) && lr.notJSON(first[i]) {
-		lr.nonJSON(first)
-		keep = false
-	}
-	var buf []byte
-	if keep && len(first) <= limit {
-		buf = make([]byte, len(first), min(2*len(first), limit))
-		copy(buf, first)
-	}
-	n := len(first)
-	last := first[len(first)-1]
-	for {
-		frag, err := lr.br.ReadSlice('\n')
-		if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
-			return nil, err
-		}
-		if buf != nil {
-			if len(buf)+len(frag) > limit {
-				buf = nil
-			} else {
-				buf = appendGrow(buf, frag, limit)
-			}
-		}
-		if len(frag) > 0 {
-			n += len(frag)
-			last2 := last
-			last = frag[len(frag)-1]
-			if len(frag) >= 2 {
-				last2 = frag[len(frag)-2]
-			}
-			if !errors.Is(err, bufio.ErrBufferFull) {
-				// End of the line: work out its size without the line end.
-				if last == '\n' {
-					n--
-					if last2 == '\r' {
-						n--
-					}
-				}
-			}
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if !keep {
-			return nil, nil
-		}
-		if buf == nil || n > lr.max {
-			return nil, lr.lim.TooLargeError(n)
-		}
-		return trimEOL(buf), nil
-	}
-}
-
-// appendGrow appends frag to buf, doubling the capacity (up to limit)
-// when it must grow, so that a long line is copied a bounded number of
-// times.
-func appendGrow(buf, frag []byte, limit int) []byte {
-	if need := len(buf) + len(frag); need > cap(buf) {
-		nb := make([]byte, len(buf), min(max(2*cap(buf), need), limit))
-		copy(nb, buf)
-		buf = nb
-	}
-	return append(buf, frag...)
-}
-
-func trimEOL(b []byte) []byte {
-	if n := len(b); n > 0 && b[n-1] == '\n' {
-		b = b[:n-1]
-		if n := len(b); n > 0 && b[n-1] == '\r' {
-			b = b[:n-1]
-		}
+func trimCR(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		return b[:n-1]
 	}
 	return b
 }

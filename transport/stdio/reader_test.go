@@ -46,7 +46,7 @@ func padded(method string, n int) string {
 }
 
 func TestLineReaderFraming(t *testing.T) {
-	big := readBufSize*3 + 17 // longer than the read buffer
+	big := chunkSize*3 + 17 // longer than the read buffer
 	tests := []struct {
 		name  string
 		input string
@@ -71,9 +71,9 @@ func TestLineReaderFraming(t *testing.T) {
 		{"long line far over the limit", padded("long", big) + "\n" + note("b") + "\n", 1000,
 			[]string{fmt.Sprintf("error: message of %d bytes exceeds the limit of 1000 bytes", big), "b"}},
 		// The '\r' ends a full buffer and the '\n' comes alone.
-		{"crlf split at the buffer end", padded("a", readBufSize-1) + "\r\n" + note("b") + "\n", readBufSize - 1, []string{"a", "b"}},
-		{"crlf split over the limit", padded("a", readBufSize-1) + "\r\n" + note("b") + "\n", readBufSize - 2,
-			[]string{fmt.Sprintf("error: message of %d bytes exceeds the limit of %d bytes", readBufSize-1, readBufSize-2), "b"}},
+		{"crlf split at the buffer end", padded("a", chunkSize-1) + "\r\n" + note("b") + "\n", chunkSize - 1, []string{"a", "b"}},
+		{"crlf split over the limit", padded("a", chunkSize-1) + "\r\n" + note("b") + "\n", chunkSize - 2,
+			[]string{fmt.Sprintf("error: message of %d bytes exceeds the limit of %d bytes", chunkSize-1, chunkSize-2), "b"}},
 		{"long line at eof", note("a") + "\n" + padded("long", big), 0, []string{"a", "long"}},
 	}
 	for _, tt := range tests {
@@ -89,7 +89,7 @@ func TestLineReaderFraming(t *testing.T) {
 
 func TestLineReaderSkipsNonJSON(t *testing.T) {
 	input := "Server v1.0 starting\n" + note("a") + "\n" +
-		strings.Repeat("=", readBufSize+10) + "\n" + // a long banner
+		strings.Repeat("=", chunkSize+10) + "\n" + // a long banner
 		"[1,2]\n" + // looks like JSON: reported, not skipped
 		`  "str"` + "\n" + note("b") + "\n"
 	lr := newLineReader(strings.NewReader(input), jsonrpc.Limits{})
