@@ -67,7 +67,7 @@ func (t *Transport) Open(ctx context.Context) (jsonrpc.Stream, error) {
 		log:    t.Logger,
 	}
 	if cs.hc == nil {
-		cs.hc = &http.Client{}
+		cs.hc = defaultClient
 	}
 	if cs.max <= 0 {
 		cs.max = jsonrpc.DefaultMaxSize
@@ -356,7 +356,7 @@ func (cs *clientStream) roundTrip(ctx context.Context, id jsonrpc.ID, method str
 	case "text/event-stream":
 		cs.readStream(ctx, id, method, resp.Body, "")
 	default:
-		raw, err := io.ReadAll(io.LimitReader(resp.Body, int64(cs.max)+1))
+		raw, err := readBody(resp.Body, resp.ContentLength, cs.max)
 		if err != nil {
 			cs.fail(id, jsonrpc.CodeInternalError, "reading the answer to %s: %v", method, err)
 			return
@@ -373,6 +373,37 @@ func (cs *clientStream) roundTrip(ctx context.Context, id jsonrpc.ID, method str
 		cs.received(m)
 		cs.deliver(ctx, m)
 	}
+}
+
+// defaultClient is the HTTP client of Transports that bring none. Unlike
+// http.DefaultTransport, it keeps enough idle connections per host for
+// the requests a client has in flight at once (a new TCP connection per
+// request costs more than the request), and buffers a typical message in
+// one piece.
+var defaultClient = &http.Client{Transport: &http.Transport{
+	Proxy:               http.ProxyFromEnvironment,
+	ForceAttemptHTTP2:   true,
+	MaxIdleConns:        256,
+	MaxIdleConnsPerHost: 64,
+	IdleConnTimeout:     90 * time.Second,
+	TLSHandshakeTimeout: 10 * time.Second,
+	WriteBufferSize:     64 << 10,
+	ReadBufferSize:      64 << 10,
+}}
+
+// readBody reads a body of the announced length into one buffer (where
+// io.ReadAll would grow it step by step), or up to max bytes (one more,
+// to tell a longer body) when no length is announced.
+func readBody(r io.Reader, length int64, max int) ([]byte, error) {
+	if length < 0 || length > int64(max) {
+		return io.ReadAll(io.LimitReader(r, int64(max)+1))
+	}
+	b := make([]byte, length)
+	n, err := io.ReadFull(r, b)
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		return b[:n], nil
+	}
+	return b, err
 }
 
 // cancelled answers a call whose context ended during its round trip.

@@ -16,11 +16,11 @@ package streamable
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"mime"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -189,7 +189,7 @@ func (h *Handler) readMessage(w http.ResponseWriter, r *http.Request) (*jsonrpc.
 		writeError(w, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, tooLarge(r.ContentLength, h.opts.MaxBodyBytes))
 		return nil, false
 	}
-	body, err := readBody(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes), r.ContentLength)
+	body, err := readBody(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes), r.ContentLength, int(h.opts.MaxBodyBytes))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -210,25 +210,6 @@ func (h *Handler) readMessage(w http.ResponseWriter, r *http.Request) (*jsonrpc.
 		return nil, false
 	}
 	return m, true
-}
-
-// readBody reads a request body into one buffer of the announced size
-// when there is one (io.ReadAll would grow it step by step).
-func readBody(r io.Reader, size int64) ([]byte, error) {
-	if size <= 0 {
-		return io.ReadAll(r)
-	}
-	b := make([]byte, size+1)
-	n, err := io.ReadFull(r, b)
-	if err == io.ErrUnexpectedEOF || err == io.EOF {
-		return b[:n], nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	// More than announced: read the rest (the limit still applies).
-	rest, err := io.ReadAll(r)
-	return append(b, rest...), err
 }
 
 func tooLarge(n, limit int64) *jsonrpc.Error {
@@ -363,7 +344,11 @@ func writeError(w http.ResponseWriter, status int, id jsonrpc.ID, e *jsonrpc.Err
 
 // writeJSON answers with one message.
 func writeJSON(w http.ResponseWriter, status int, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	// With its length known, the body goes out in one piece rather than
+	// in chunks.
+	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	w.Write(body)
 }
