@@ -82,6 +82,10 @@ type Conn struct {
 
 	ctx    context.Context // parent of every handler context; cancelled at close
 	cancel context.CancelCauseFunc
+	// reqParent is ctx without its cancellation: request contexts derive
+	// from it, so that making one does not register it with ctx (close
+	// cancels them itself, from the incoming map).
+	reqParent context.Context
 
 	nextID atomic.Int64
 	sem    chan struct{}
@@ -111,6 +115,7 @@ type incoming struct {
 	id              ID
 	m               *Message
 	ctx             context.Context
+	rc              reqCtx
 	cancel          context.CancelCauseFunc
 	cancelledByPeer bool
 	conn            *Conn
@@ -167,6 +172,20 @@ func (in *incoming) finish() {
 
 type incomingKey struct{}
 
+// reqCtx is a request's context: it carries the request itself (for
+// RequestID and for a handler's own calls) without a context.WithValue.
+type reqCtx struct {
+	context.Context
+	in *incoming
+}
+
+func (r *reqCtx) Value(key any) any {
+	if _, ok := key.(incomingKey); ok {
+		return r.in
+	}
+	return r.Context.Value(key)
+}
+
 // notificationKey marks the context of a notification handler.
 type notificationKey struct{}
 
@@ -201,6 +220,7 @@ func NewConn(ctx context.Context, stream Stream, opts *ConnOptions) *Conn {
 	}
 	c.sem = make(chan struct{}, c.opts.MaxInFlight)
 	c.ctx, c.cancel = context.WithCancelCause(ctx)
+	c.reqParent = context.WithoutCancel(c.ctx)
 	go c.read()
 	go c.handleNotes()
 	go func() {
@@ -255,10 +275,17 @@ func (c *Conn) closeWith(reason error) {
 		for _, in := range queued {
 			delete(c.incoming, in.id)
 		}
+		running := make([]*incoming, 0, len(c.incoming))
+		for _, in := range c.incoming {
+			running = append(running, in)
+		}
 		c.mu.Unlock()
 		for _, in := range queued {
 			in.cancel(err)
 			c.handlers.Done()
+		}
+		for _, in := range running {
+			in.cancel(err)
 		}
 		close(c.done)
 		c.cancel(err)
@@ -449,10 +476,16 @@ func (c *Conn) notification(ctx context.Context, m *Message) {
 // request starts a handler for m, or queues it when every slot is taken.
 // It reports false when the connection closed while it waited.
 func (c *Conn) request(m *Message) bool {
-	ctx, cancel := context.WithCancelCause(c.ctx)
+	ctx, cancel := context.WithCancelCause(c.reqParent)
 	in := &incoming{id: m.ID, m: m, cancel: cancel, conn: c}
-	in.ctx = context.WithValue(ctx, incomingKey{}, in)
+	in.rc = reqCtx{Context: ctx, in: in}
+	in.ctx = &in.rc
 	c.mu.Lock()
+	if c.closeErr != nil {
+		c.mu.Unlock()
+		cancel(c.closeErr)
+		return false
+	}
 	if _, dup := c.incoming[m.ID]; dup {
 		c.mu.Unlock()
 		cancel(nil)
@@ -517,24 +550,17 @@ func (c *Conn) start(in *incoming) {
 	}
 }
 
-// workerIdle is how long a worker goroutine waits for another request
-// before it exits.
-const workerIdle = 10 * time.Second
-
-// worker runs requests one after the other. Reusing goroutines keeps the
-// stacks that handlers grew (a fresh goroutine grows its stack anew for
-// every request, which costs more than the handling of a small one).
+// worker runs requests one after the other, until the connection closes.
+// Reusing goroutines keeps the stacks that handlers grew (a fresh
+// goroutine grows its stack anew for every request, which costs more than
+// the handling of a small one); there are never more workers than the
+// most requests the connection has handled at once.
 func (c *Conn) worker(in *incoming) {
 	defer c.workers.Done()
-	idle := time.NewTimer(workerIdle)
-	defer idle.Stop()
 	for {
 		c.run(in.ctx, in.m, in)
-		idle.Reset(workerIdle)
 		select {
 		case in = <-c.work:
-		case <-idle.C:
-			return
 		case <-c.done:
 			return
 		}
