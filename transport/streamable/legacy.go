@@ -179,7 +179,7 @@ func (s *session) Close() error {
 
 // Write routes an outgoing message to its stream.
 func (s *session) Write(ctx context.Context, m *jsonrpc.Message) error {
-	b, err := jsonrpc.AppendMessage(nil, m)
+	b, err := jsonrpc.AppendMessage(getBuf(), m)
 	if err != nil {
 		return err
 	}
@@ -431,6 +431,7 @@ func (s *session) serveStream(w http.ResponseWriter, r *http.Request, st *stream
 				delete(s.streams, st.num)
 				s.mu.Unlock()
 				writeJSON(w, http.StatusOK, body)
+				putBuf(body) // nothing else refers to it: not an event
 				return
 			}
 			// Something comes before the response: switch to SSE, the

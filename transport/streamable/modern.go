@@ -184,16 +184,38 @@ func (rs *responder) finish(id jsonrpc.ID, res any, err error) {
 			reply.Body = res
 		}
 	}
+	if rs.buf == nil {
+		rs.buf = getBuf()
+		defer func() { putBuf(rs.buf) }()
+	}
 	b, werr := jsonrpc.AppendMessage(rs.buf[:0], reply)
 	if werr != nil {
 		reply = &jsonrpc.Message{ID: id, Error: jsonrpc.AsError(werr)}
 		b, _ = jsonrpc.AppendMessage(rs.buf[:0], reply)
 		status = http.StatusInternalServerError
 	}
+	rs.buf = b
 	if rs.sse {
 		rs.w.Write(appendEvent(rs.ev[:0], "", b))
 		flush(rs.w)
 		return
 	}
 	writeJSON(rs.w, status, b)
+}
+
+// bufs recycles the buffers answers are encoded into.
+var bufs sync.Pool
+
+func getBuf() []byte {
+	if b, ok := bufs.Get().(*[]byte); ok {
+		return (*b)[:0]
+	}
+	return make([]byte, 0, 4<<10)
+}
+
+// putBuf gives a buffer back, unless it is too large to keep around.
+func putBuf(b []byte) {
+	if cap(b) <= 1<<20 {
+		bufs.Put(&b)
+	}
 }
