@@ -591,17 +591,33 @@ func (c *Conn) release() {
 
 func (c *Conn) run(ctx context.Context, m *Message, in *incoming) {
 	defer c.handlers.Done()
+	defer in.finish()
+	reply := c.handle(ctx, m, in)
+	if reply == nil {
+		return
+	}
+	if werr := c.stream.Write(c.ctx, reply); werr != nil && reply.Error == nil {
+		var e *Error
+		if errors.As(werr, &e) && e.Code == CodeInternalError {
+			// The result could not be encoded: say so instead of going silent.
+			c.stream.Write(c.ctx, &Message{ID: m.ID, Error: e})
+		}
+	}
+}
+
+// handle runs the handler of a request and returns its reply, or nil
+// when the peer cancelled it: "Servers receiving cancellation
+// notifications SHOULD ... not send a response for the cancelled
+// request."
+func (c *Conn) handle(ctx context.Context, m *Message, in *incoming) *Message {
 	result, err := c.safeHandle(ctx, m)
 	c.mu.Lock()
 	delete(c.incoming, m.ID)
 	cancelled := in.cancelledByPeer
 	c.mu.Unlock()
 	in.cancel(nil)
-	defer in.finish()
-	// "Servers receiving cancellation notifications SHOULD ... not send a
-	// response for the cancelled request."
 	if cancelled {
-		return
+		return nil
 	}
 	reply := &Message{ID: m.ID}
 	if err != nil {
@@ -611,13 +627,49 @@ func (c *Conn) run(ctx context.Context, m *Message, in *incoming) {
 	} else if result != nil {
 		reply.Body = result
 	}
-	if werr := c.stream.Write(c.ctx, reply); werr != nil && reply.Error == nil {
-		var e *Error
-		if errors.As(werr, &e) && e.Code == CodeInternalError {
-			// The result could not be encoded: say so instead of going silent.
-			c.stream.Write(c.ctx, &Message{ID: m.ID, Error: e})
-		}
+	return reply
+}
+
+// Serve handles an incoming request on the calling goroutine, with the
+// connection's bookkeeping (cancellation by the peer, the bound on
+// requests in flight, panics turned into errors), and returns the reply
+// to send, or nil when there is none (the peer cancelled the request, or
+// the connection closed). Transports that answer each request on a
+// response of its own (an HTTP POST) use it rather than hand the request
+// to the connection's reader and wait for the reply: it saves two
+// goroutine switches per request.
+func (c *Conn) Serve(m *Message) *Message {
+	ctx, cancel := context.WithCancelCause(c.reqParent)
+	in := &incoming{id: m.ID, m: m, cancel: cancel, conn: c}
+	in.rc = reqCtx{Context: ctx, in: in}
+	in.ctx = &in.rc
+	c.mu.Lock()
+	if c.closeErr != nil {
+		c.mu.Unlock()
+		cancel(c.closeErr)
+		return nil
 	}
+	if _, dup := c.incoming[m.ID]; dup {
+		c.mu.Unlock()
+		cancel(nil)
+		return &Message{ID: m.ID, Error: errorf(CodeInvalidRequest, "request id %s is already in use", m.ID)}
+	}
+	c.incoming[m.ID] = in
+	c.handlers.Add(1)
+	c.mu.Unlock()
+	defer c.handlers.Done()
+	select {
+	case c.sem <- struct{}{}:
+	case <-c.done:
+		c.mu.Lock()
+		delete(c.incoming, m.ID)
+		c.mu.Unlock()
+		cancel(nil)
+		return nil
+	}
+	in.held = true
+	defer in.finish()
+	return c.handle(in.ctx, m, in)
 }
 
 func (c *Conn) safeHandle(ctx context.Context, m *Message) (result any, err error) {

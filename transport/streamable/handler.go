@@ -174,7 +174,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // readMessage reads and decodes a POST body, answering the errors itself.
 func (h *Handler) readMessage(w http.ResponseWriter, r *http.Request) (*jsonrpc.Message, bool) {
-	if ct := r.Header.Get("Content-Type"); ct != "" {
+	if ct := r.Header.Get("Content-Type"); ct != "" && ct != "application/json" {
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
 			writeError(w, http.StatusUnsupportedMediaType, jsonrpc.ID{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Content-Type must be application/json"})
 			return nil, false
@@ -225,6 +225,9 @@ func accepts(r *http.Request, mt string) bool {
 	values := r.Header.Values("Accept")
 	if len(values) == 0 {
 		return true
+	}
+	if len(values) == 1 && (values[0] == "application/json, text/event-stream" || values[0] == "text/event-stream, application/json") {
+		return true // what clients send, spelled the usual way
 	}
 	major, _, _ := strings.Cut(mt, "/")
 	for _, v := range values {

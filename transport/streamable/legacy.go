@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ferrymcp/ferry/jsonrpc"
@@ -40,7 +41,8 @@ type session struct {
 	standalone *stream
 	nextStream int64
 	store      eventStore
-	active     int // HTTP requests being served
+	active     atomic.Int32 // HTTP requests being served
+	lastActive atomic.Int64 // when one last began or ended (Unix ns)
 	idle       *time.Timer
 }
 
@@ -57,8 +59,18 @@ type stream struct {
 	// hangUp asks the HTTP request writing the stream to end (the stream
 	// itself goes on, to be resumed with Last-Event-ID).
 	hangUp bool
-	wake   chan struct{}
-	reader int64 // generation of the HTTP request writing it; 0 when none
+	// inline is the POST whose goroutine runs the request's handler: a
+	// goroutine to write its events is started only when the handler
+	// sends something before its response (writerDone is then set).
+	inline     *inlinePost
+	writerDone chan struct{}
+	wake       chan struct{}
+	reader     int64 // generation of the HTTP request writing it; 0 when none
+}
+
+type inlinePost struct {
+	w http.ResponseWriter
+	r *http.Request
 }
 
 func (st *stream) signal() {
@@ -107,35 +119,28 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 }
 
 // expire ends the session after its idle timeout, unless it is busy.
+// Requests only note the time (resetting a timer on every request would
+// cost more than the rest of a small one); the timer checks it when it
+// fires.
 func (s *session) expire() {
-	s.mu.Lock()
-	busy := s.active > 0
-	if busy {
-		s.idle.Reset(s.h.opts.SessionIdleTimeout)
+	timeout := s.h.opts.SessionIdleTimeout
+	idleFor := time.Duration(time.Now().UnixNano() - s.lastActive.Load())
+	if s.active.Load() > 0 || idleFor < timeout {
+		s.idle.Reset(max(timeout-idleFor, timeout/10))
+		return
 	}
-	s.mu.Unlock()
-	if !busy {
-		s.h.log.Debug("streamable: session expired", "session", s.id)
-		s.close()
-	}
+	s.h.log.Debug("streamable: session expired", "session", s.id)
+	s.close()
 }
 
 func (s *session) begin() {
-	s.mu.Lock()
-	s.active++
-	if s.idle != nil {
-		s.idle.Reset(s.h.opts.SessionIdleTimeout)
-	}
-	s.mu.Unlock()
+	s.active.Add(1)
+	s.lastActive.Store(time.Now().UnixNano())
 }
 
 func (s *session) end() {
-	s.mu.Lock()
-	s.active--
-	if s.idle != nil {
-		s.idle.Reset(s.h.opts.SessionIdleTimeout)
-	}
-	s.mu.Unlock()
+	s.active.Add(-1)
+	s.lastActive.Store(time.Now().UnixNano())
 }
 
 // close ends the session from the transport's side: its Conn closes
@@ -216,6 +221,9 @@ func describe(m *jsonrpc.Message) string {
 
 // push queues an encoded message on a stream. Callers hold s.mu.
 func (s *session) push(st *stream, b []byte, final bool) {
+	if !final {
+		s.startWriter(st)
+	}
 	if st.sse {
 		st.seq++
 		s.store.add(event{stream: st.num, seq: st.seq, data: b})
@@ -226,6 +234,21 @@ func (s *session) push(st *stream, b []byte, final bool) {
 		st.final = true
 	}
 	st.signal()
+}
+
+// startWriter starts the goroutine that writes the events of a request
+// handled inline, if it is not running yet. Callers hold s.mu.
+func (s *session) startWriter(st *stream) {
+	if st.inline == nil || st.writerDone != nil {
+		return
+	}
+	done := make(chan struct{})
+	st.writerDone = done
+	in := st.inline
+	go func() {
+		defer close(done)
+		s.serveStream(in.w, in.r, st, 0, true)
+	}()
 }
 
 // newStream registers a stream. Callers hold s.mu.
@@ -277,13 +300,55 @@ func (s *session) servePost(w http.ResponseWriter, r *http.Request, m *jsonrpc.M
 		return
 	}
 	st := s.newStream(m.ID)
+	st.inline = &inlinePost{w: w, r: r}
+	if s.h.opts.AlwaysSSE {
+		s.startWriter(st)
+	}
 	s.mu.Unlock()
-	if !s.deliver(r, m) {
-		s.forget(st)
-		writeError(w, http.StatusNotFound, m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "session closed"})
+	s.serveInline(w, st, m)
+}
+
+// serveInline runs a request's handler on the POST's own goroutine (the
+// session's Conn keeps track of it for cancellation and the bound on
+// requests in flight). When the handler sends nothing before its answer,
+// the answer goes out as plain JSON from this goroutine, with no other
+// involved; otherwise its events are written by the goroutine that the
+// first of them started, and this one waits for it.
+func (s *session) serveInline(w http.ResponseWriter, st *stream, m *jsonrpc.Message) {
+	reply := s.conn.Serve(m)
+	var body []byte
+	if reply != nil {
+		b, err := jsonrpc.AppendMessage(getBuf(), reply)
+		if err != nil {
+			b, _ = jsonrpc.AppendMessage(b[:0], &jsonrpc.Message{ID: m.ID, Error: jsonrpc.AsError(err)})
+		}
+		body = b
+	}
+	s.mu.Lock()
+	if s.byRequest[m.ID] == st {
+		delete(s.byRequest, m.ID)
+	}
+	writer := st.writerDone
+	if writer == nil {
+		delete(s.streams, st.num)
+		s.mu.Unlock()
+		if body == nil {
+			// Cancelled by the client: no answer to give.
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		writeJSON(w, http.StatusOK, body)
+		putBuf(body)
 		return
 	}
-	s.serveStream(w, r, st, 0, true)
+	if body != nil {
+		s.push(st, body, true)
+	} else {
+		st.final = true
+		st.signal()
+	}
+	s.mu.Unlock()
+	<-writer
 }
 
 // deliver hands a message to the Conn.
@@ -319,6 +384,7 @@ func (s *session) CloseRequestStream(id jsonrpc.ID) bool {
 		return false
 	}
 	st.hangUp = true
+	s.startWriter(st)
 	st.signal()
 	return true
 }
