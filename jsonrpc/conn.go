@@ -713,7 +713,23 @@ func (c *Conn) Call(ctx context.Context, method string, params any) (*Message, e
 	} else if params != nil {
 		req.Body = params
 	}
-	if err := c.stream.Write(ctx, req); err != nil {
+	if rq, ok := c.stream.(Requester); ok {
+		r, err := rq.Request(ctx, req)
+		if err != nil {
+			c.forget(id)
+			if cerr := c.Err(); cerr != nil {
+				return nil, cerr
+			}
+			return nil, err
+		}
+		if r != nil {
+			c.forget(id)
+			if r.Error != nil {
+				return r, r.Error
+			}
+			return r, nil
+		}
+	} else if err := c.stream.Write(ctx, req); err != nil {
 		c.forget(id)
 		if cerr := c.Err(); cerr != nil {
 			return nil, cerr

@@ -16,3 +16,12 @@ type Stream interface {
 	// Close releases the stream and makes a blocked Read return.
 	Close() error
 }
+
+// Requester is implemented by streams that carry each request on an
+// exchange of its own (an HTTP POST) and can hand its answer straight back
+// to the caller. Request sends m and returns its answer, or nil when the
+// answer (or an error made up for it) comes through Read as usual, for
+// example because other messages came with it and must be seen first.
+type Requester interface {
+	Request(ctx context.Context, m *Message) (*Message, error)
+}

@@ -186,6 +186,25 @@ type Mirrored interface {
 // annotations are invalid.
 func (cs *clientStream) MirrorsHeaders() bool { return true }
 
+// Request sends a request and returns its answer when it came alone (a
+// JSON body): the Conn's Call then gets it without a detour through Read.
+// When the answer came on an event stream with other messages, or was
+// made up here, it is delivered through Read in order, and Request
+// returns nil (jsonrpc.Requester).
+func (cs *clientStream) Request(ctx context.Context, m *jsonrpc.Message) (*jsonrpc.Message, error) {
+	cs.mu.Lock()
+	fb := cs.fallback
+	cs.mu.Unlock()
+	if fb != nil || !m.IsRequest() {
+		return nil, cs.Write(ctx, m)
+	}
+	body, hdr, err := cs.prepare(m)
+	if err != nil {
+		return nil, err
+	}
+	return cs.roundTrip(ctx, m.ID, m.Method, body, hdr, true), nil
+}
+
 func (cs *clientStream) Write(ctx context.Context, m *jsonrpc.Message) error {
 	cs.mu.Lock()
 	fb := cs.fallback
@@ -193,9 +212,47 @@ func (cs *clientStream) Write(ctx context.Context, m *jsonrpc.Message) error {
 	if fb != nil {
 		return fb.Write(ctx, m)
 	}
-	body, err := jsonrpc.AppendMessage(nil, m)
+	body, hdr, err := cs.prepare(m)
 	if err != nil {
 		return err
+	}
+	if m.IsRequest() {
+		// The round trip runs on the caller's goroutine (the Conn's Call
+		// is waiting for its answer anyway): no goroutine per request,
+		// and the caller's context aborts the HTTP request.
+		if reply := cs.roundTrip(ctx, m.ID, m.Method, body, hdr, true); reply != nil {
+			cs.deliver(ctx, reply)
+		}
+		return nil
+	}
+	if err := cs.send(ctx, body, hdr); err != nil {
+		return err
+	}
+	if m.Method == protocol.NotificationInitialized {
+		// Wait until the GET stream is established (or refused), so that
+		// what the server sends on it as soon as the session is ready is
+		// not lost: a server may send a request on the GET stream while
+		// it serves the client's next POST, and drops it when no GET
+		// stream is open yet (the TypeScript SDK does).
+		if ready := cs.openGET(); ready != nil {
+			t := time.NewTimer(getReadyWait)
+			select {
+			case <-ready:
+			case <-t.C:
+			case <-ctx.Done():
+			case <-cs.closed:
+			}
+			t.Stop()
+		}
+	}
+	return nil
+}
+
+// prepare encodes a message and the headers its POST carries.
+func (cs *clientStream) prepare(m *jsonrpc.Message) ([]byte, http.Header, error) {
+	body, err := jsonrpc.AppendMessage(nil, m)
+	if err != nil {
+		return nil, nil, err
 	}
 	hdr := http.Header{}
 	if m.Method != "" {
@@ -229,34 +286,7 @@ func (cs *clientStream) Write(ctx context.Context, m *jsonrpc.Message) error {
 		cs.initNote = body
 		cs.mu.Unlock()
 	}
-	if m.IsRequest() {
-		// The round trip runs on the caller's goroutine (the Conn's Call
-		// is waiting for its answer anyway): no goroutine per request,
-		// and the caller's context aborts the HTTP request.
-		cs.roundTrip(ctx, m.ID, m.Method, body, hdr, true)
-		return nil
-	}
-	if err := cs.send(ctx, body, hdr); err != nil {
-		return err
-	}
-	if m.Method == protocol.NotificationInitialized {
-		// Wait until the GET stream is established (or refused), so that
-		// what the server sends on it as soon as the session is ready is
-		// not lost: a server may send a request on the GET stream while
-		// it serves the client's next POST, and drops it when no GET
-		// stream is open yet (the TypeScript SDK does).
-		if ready := cs.openGET(); ready != nil {
-			t := time.NewTimer(getReadyWait)
-			select {
-			case <-ready:
-			case <-t.C:
-			case <-ctx.Done():
-			case <-cs.closed:
-			}
-			t.Stop()
-		}
-	}
-	return nil
+	return body, hdr, nil
 }
 
 // getReadyWait bounds the wait for the legacy GET stream's response
@@ -299,15 +329,15 @@ func (cs *clientStream) post(ctx context.Context, body []byte, hdr http.Header) 
 }
 
 // roundTrip POSTs a request and delivers what the server answers.
-func (cs *clientStream) roundTrip(ctx context.Context, id jsonrpc.ID, method string, body []byte, hdr http.Header, mayRetry bool) {
+func (cs *clientStream) roundTrip(ctx context.Context, id jsonrpc.ID, method string, body []byte, hdr http.Header, mayRetry bool) *jsonrpc.Message {
 	resp, err := cs.post(ctx, body, hdr)
 	if err != nil {
 		if ctx.Err() != nil {
 			cs.cancelled(id, ctx)
-			return
+			return nil
 		}
 		cs.fail(id, jsonrpc.CodeInternalError, "POST %s: %v", method, err)
-		return
+		return nil
 	}
 	defer resp.Body.Close()
 	switch {
@@ -316,10 +346,9 @@ func (cs *clientStream) roundTrip(ctx context.Context, id jsonrpc.ID, method str
 		// containing an MCP-Session-Id, it MUST start a new session."
 		if err := cs.reinitialize(ctx); err != nil {
 			cs.fail(id, jsonrpc.CodeInternalError, "the server ended the session, and opening a new one failed: %v", err)
-			return
+			return nil
 		}
-		cs.roundTrip(ctx, id, method, body, hdr, false)
-		return
+		return cs.roundTrip(ctx, id, method, body, hdr, false)
 	case resp.StatusCode >= 400:
 		raw, _ := io.ReadAll(io.LimitReader(resp.Body, int64(cs.max)))
 		em, perr := jsonrpc.Decode(raw, jsonrpc.Limits{MaxSize: cs.max})
@@ -331,18 +360,17 @@ func (cs *clientStream) roundTrip(ctx context.Context, id jsonrpc.ID, method str
 			// not a recognized modern JSON-RPC error: Issue a GET request
 			// to the server URL, expecting ... an endpoint event."
 			if cs.fallBack(ctx, id, body) {
-				return
+				return nil
 			}
 		}
 		if perr == nil && em.Error != nil {
-			cs.deliver(ctx, &jsonrpc.Message{ID: id, Error: em.Error})
-			return
+			return &jsonrpc.Message{ID: id, Error: em.Error}
 		}
 		cs.fail(id, jsonrpc.CodeInvalidRequest, "HTTP %s: %s", resp.Status, snippet(raw))
-		return
+		return nil
 	case resp.StatusCode == http.StatusAccepted:
 		cs.fail(id, jsonrpc.CodeInternalError, "the server accepted a request without answering it (202)")
-		return
+		return nil
 	}
 	if method == protocol.MethodInitialize {
 		if sid := resp.Header.Get(headerSessionID); sid != "" {
@@ -351,27 +379,31 @@ func (cs *clientStream) roundTrip(ctx context.Context, id jsonrpc.ID, method str
 			cs.mu.Unlock()
 		}
 	}
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	mt := resp.Header.Get("Content-Type")
+	if mt != "application/json" && mt != "text/event-stream" {
+		mt, _, _ = mime.ParseMediaType(mt)
+	}
 	switch mt {
 	case "text/event-stream":
 		cs.readStream(ctx, id, method, resp.Body, "")
+		return nil
 	default:
 		raw, err := readBody(resp.Body, resp.ContentLength, cs.max)
 		if err != nil {
 			cs.fail(id, jsonrpc.CodeInternalError, "reading the answer to %s: %v", method, err)
-			return
+			return nil
 		}
 		if len(raw) > cs.max {
 			cs.fail(id, jsonrpc.CodeInternalError, "the answer to %s exceeds %d bytes", method, cs.max)
-			return
+			return nil
 		}
 		m, err := jsonrpc.Decode(raw, jsonrpc.Limits{MaxSize: cs.max})
 		if err != nil {
 			cs.fail(id, jsonrpc.CodeParseError, "invalid answer to %s: %v", method, err)
-			return
+			return nil
 		}
 		cs.received(m)
-		cs.deliver(ctx, m)
+		return m
 	}
 }
 
