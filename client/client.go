@@ -116,6 +116,8 @@ type Client struct {
 
 	logLevel  atomic.Pointer[protocol.LoggingLevel]
 	metaCache metaCache
+	// resultMetas decodes the _meta of results, mostly the same bytes.
+	resultMetas protocol.MetaCache
 
 	nextToken atomic.Int64
 	mu        sync.Mutex

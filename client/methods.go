@@ -28,9 +28,9 @@ func request[T any](c *Client, ctx context.Context, method string, user protocol
 }
 
 // decodeResult decodes a result, tool results without reflection.
-func decodeResult(raw []byte, out any) error {
+func (c *Client) decodeResult(raw []byte, out any) error {
 	if r, ok := out.(*protocol.CallToolResult); ok {
-		return protocol.DecodeCallToolResult(raw, r)
+		return protocol.DecodeCallToolResult(raw, r, &c.resultMetas)
 	}
 	return json.Unmarshal(raw, out)
 }
@@ -46,7 +46,7 @@ func roundTrips[T any](c *Client, ctx context.Context, method string, user proto
 			return nil, err
 		}
 		out := new(T)
-		if err := decodeResult(m.Result, out); err != nil {
+		if err := c.decodeResult(m.Result, out); err != nil {
 			return nil, fmt.Errorf("%s: invalid result: %w", method, err)
 		}
 		switch rt := fields(out).ResultType; rt {

@@ -110,9 +110,10 @@ func hasSpace(v []byte) bool {
 }
 
 // DecodeCallToolResult decodes a tools/call result. The JSON must be
-// valid (as every message ferry receives is, once decoded).
-func DecodeCallToolResult(data []byte, r *CallToolResult) error {
-	if decodeCallToolResultFast(data, r) {
+// valid (as every message ferry receives is, once decoded). Its _meta is
+// decoded through metas, if not nil.
+func DecodeCallToolResult(data []byte, r *CallToolResult, metas *MetaCache) error {
+	if decodeCallToolResultFast(data, r, metas) {
 		return nil
 	}
 	*r = CallToolResult{}
@@ -123,7 +124,7 @@ var errSlow = errors.New("protocol: not for the fast path")
 
 // decodeCallToolResultFast decodes the common shape of a tool result in
 // one pass: text content, structured content, isError, resultType.
-func decodeCallToolResultFast(data []byte, r *CallToolResult) bool {
+func decodeCallToolResultFast(data []byte, r *CallToolResult, metas *MetaCache) bool {
 	c := jsonfast.NewCursor(data)
 	err := c.Object(func(name []byte, escaped bool) error {
 		if escaped {
@@ -158,7 +159,11 @@ func decodeCallToolResultFast(data []byte, r *CallToolResult) bool {
 			return err
 		case "_meta":
 			v, err := c.Raw()
-			if err == nil && string(v) != "null" {
+			switch {
+			case err != nil || string(v) == "null":
+			case metas != nil:
+				r.Meta, err = metas.Decode(v)
+			default:
 				err = json.Unmarshal(v, &r.Meta)
 			}
 			return err

@@ -47,7 +47,7 @@ func TestDecodeCallToolResult(t *testing.T) {
 		if err := json.Unmarshal(raw, &want); err != nil {
 			t.Fatal(err)
 		}
-		if err := DecodeCallToolResult(raw, &got); err != nil || !reflect.DeepEqual(got, want) {
+		if err := DecodeCallToolResult(raw, &got, nil); err != nil || !reflect.DeepEqual(got, want) {
 			t.Errorf("%s:\ngot  %+v, %v\nwant %+v", raw, got, err, want)
 		}
 	}

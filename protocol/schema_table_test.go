@@ -333,7 +333,9 @@ var counterparts = map[string]counterpart{
 
 // goOnlyTypes are exported protocol struct types that no schema definition
 // reaches (as counterpart, embedded struct or member type), with the reason.
-var goOnlyTypes = map[string]string{}
+var goOnlyTypes = map[string]string{
+	"MetaCache": "a decoder of _meta objects, not a wire type",
+}
 
 // goOnlyMembers are JSON members of counterparts that no definition of any
 // revision declares, with the reason they exist anyway.

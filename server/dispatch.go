@@ -275,6 +275,9 @@ func (s *Server) stamp(res any) any {
 	case *protocol.InputRequiredResult:
 		rf = &v.ResultFields
 	case *protocol.CallToolResult:
+		if v.ResultType != "" && v.Meta[protocol.MetaServerInfo] != nil {
+			return res // stamped already (typed handlers' results are)
+		}
 		c := *v // handlers may return a shared value; never modify it
 		res, rf = &c, &c.ResultFields
 	case *protocol.GetPromptResult:

@@ -127,26 +127,44 @@ func (s *Server) unseal(state string) ([]byte, error) {
 // attacker-controlled input ... and MUST reject state that fails
 // verification."
 func (s *Server) newMRTR(method, subject string, args jsontext.Value, p *protocol.MRTRParams) (*mrtr, error) {
-	m := &mrtr{server: s, method: method, subject: subject, args: args}
+	m := new(mrtr)
+	if err := s.initMRTR(m, method, subject, args, p); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// startMRTR is newMRTR for the request being served, whose own field holds
+// the state, so that a request that asks nothing allocates nothing more.
+func (r *Request) startMRTR(method, subject string, args jsontext.Value, p *protocol.MRTRParams) error {
+	if err := r.server.initMRTR(&r.mrtrState, method, subject, args, p); err != nil {
+		return err
+	}
+	r.mrtr = &r.mrtrState
+	return nil
+}
+
+func (s *Server) initMRTR(m *mrtr, method, subject string, args jsontext.Value, p *protocol.MRTRParams) error {
+	*m = mrtr{server: s, method: method, subject: subject, args: args}
 	if p.RequestState == "" && len(p.InputResponses) == 0 {
-		return m, nil // the digest is only needed once a question is asked
+		return nil // the digest is only needed once a question is asked
 	}
 	m.digest = argsDigest(args)
 	m.responses = make(map[string]jsontext.Value, len(p.InputResponses))
 	if p.RequestState != "" {
 		payload, err := s.unseal(p.RequestState)
 		if err != nil {
-			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid requestState: %v", err)
+			return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid requestState: %v", err)
 		}
 		var st sealedState
 		if err := json.Unmarshal(payload, &st); err != nil || st.Version != 1 {
-			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid requestState")
+			return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid requestState")
 		}
 		switch {
 		case time.Now().UnixMilli() > st.Expires:
-			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "requestState has expired; send the request again without it")
+			return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "requestState has expired; send the request again without it")
 		case st.Method != method || st.Subject != subject || st.Digest != m.digest:
-			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "requestState belongs to another request")
+			return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "requestState belongs to another request")
 		}
 		for k, v := range st.Responses {
 			m.responses[k] = v
@@ -155,7 +173,7 @@ func (s *Server) newMRTR(method, subject string, args jsontext.Value, p *protoco
 	for k, v := range p.InputResponses {
 		m.responses[k] = v
 	}
-	return m, nil
+	return nil
 }
 
 // argsDigest identifies a request's arguments independently of how the

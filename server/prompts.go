@@ -94,11 +94,9 @@ func (s *Server) getPrompt(ctx context.Context, r *Request, params jsontext.Valu
 		if len(p.Arguments) > 0 {
 			argsRaw = mustJSON(p.Arguments)
 		}
-		m, err := s.newMRTR(protocol.MethodPromptsGet, p.Name, argsRaw, &p.MRTRParams)
-		if err != nil {
+		if err := r.startMRTR(protocol.MethodPromptsGet, p.Name, argsRaw, &p.MRTRParams); err != nil {
 			return nil, err
 		}
-		r.mrtr = m
 	}
 	return runMRTR(ctx, r, func() (any, error) { return e.handler(ctx, r, p.Arguments) })
 }

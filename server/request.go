@@ -57,6 +57,7 @@ type Request struct {
 	mu           sync.Mutex
 	lastProgress float64
 	mrtr         *mrtr
+	mrtrState    mrtr // what mrtr points to for a modern request
 }
 
 // Modern reports whether the request uses a stateless revision

@@ -164,11 +164,9 @@ func (s *Server) readResource(ctx context.Context, r *Request, params jsontext.V
 	}
 	r.URIVars = vars
 	if r.modern {
-		m, err := s.newMRTR(protocol.MethodResourcesRead, p.URI, nil, &p.MRTRParams)
-		if err != nil {
+		if err := r.startMRTR(protocol.MethodResourcesRead, p.URI, nil, &p.MRTRParams); err != nil {
 			return nil, err
 		}
-		r.mrtr = m
 	}
 	res, err := runMRTR(ctx, r, func() (any, error) { return h(ctx, r, p.URI) })
 	if err != nil {

@@ -90,11 +90,12 @@ func AddTool[In, Out any](s *Server, t *protocol.Tool, h TypedToolHandler[In, Ou
 		if err != nil {
 			return nil, err
 		}
-		switch v := any(out).(type) {
-		case *protocol.CallToolResult:
-			return v, nil
-		case string:
-			return &protocol.CallToolResult{Content: []protocol.Content{protocol.TextContent(v)}}, nil
+		// Switching on a pointer spares boxing a string result.
+		switch v := any(&out).(type) {
+		case **protocol.CallToolResult:
+			return *v, nil
+		case *string:
+			return textResult(req, *v), nil
 		}
 		raw, err := json.Marshal(out)
 		if err != nil {
@@ -103,13 +104,30 @@ func AddTool[In, Out any](s *Server, t *protocol.Tool, h TypedToolHandler[In, Ou
 		// "For backwards compatibility, a tool that returns structured
 		// content SHOULD also return the serialized JSON in a TextContent
 		// block."
-		res := &protocol.CallToolResult{Content: []protocol.Content{protocol.TextContent(string(raw))}}
+		res := textResult(req, string(raw))
 		if structured {
 			res.StructuredContent = raw
 		}
 		return res, nil
 	}
 	s.putTool(&toolEntry{tool: tool, handler: handler, validator: validator})
+}
+
+// textResult is a result of one text block, allocated at once and, for a
+// modern request, stamped as the server would (see [Server.stamp]) so
+// that it need not be copied there.
+func textResult(req *Request, text string) *protocol.CallToolResult {
+	r := &struct {
+		res     protocol.CallToolResult
+		content [1]protocol.Content
+	}{}
+	r.content[0] = protocol.TextContent(text)
+	r.res.Content = r.content[:]
+	if req.modern {
+		r.res.ResultType = protocol.ResultComplete
+		r.res.Meta = req.server.metaInfo
+	}
+	return &r.res
 }
 
 // isStructured reports whether a handler's output type is sent as
@@ -273,11 +291,9 @@ func (s *Server) callTool(ctx context.Context, r *Request, params jsontext.Value
 		}
 	}
 	if r.modern {
-		m, err := s.newMRTR(protocol.MethodToolsCall, p.Name, p.Arguments, &p.MRTRParams)
-		if err != nil {
+		if err := r.startMRTR(protocol.MethodToolsCall, p.Name, p.Arguments, &p.MRTRParams); err != nil {
 			return nil, err
 		}
-		r.mrtr = m
 	}
 	res, err := runMRTR(ctx, r, func() (any, error) { return e.handler(ctx, r, args) })
 	if err != nil {

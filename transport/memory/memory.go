@@ -52,6 +52,20 @@ type end struct {
 	out chan<- []byte
 }
 
+// handOver is the size from which an encoded message is handed to the
+// peer in the buffer it was encoded into, rather than copied out of it.
+const handOver = 4 << 10
+
+// maxPooledBuf bounds the encode buffers kept for reuse.
+const maxPooledBuf = 1 << 20
+
+func putEncodeBuf(bp *[]byte, b []byte) {
+	if cap(b) <= maxPooledBuf {
+		*bp = b
+		encodeBufs.Put(bp)
+	}
+}
+
 var encodeBufs = sync.Pool{New: func() any {
 	b := make([]byte, 0, 1024)
 	return &b
@@ -88,17 +102,24 @@ func (e *end) Write(ctx context.Context, m *jsonrpc.Message) error {
 	}
 	bp := encodeBufs.Get().(*[]byte)
 	enc, err := jsonrpc.AppendMessage((*bp)[:0], m)
-	var b []byte
-	if err == nil {
-		b = make([]byte, len(enc))
-		copy(b, enc)
-	}
-	if cap(enc) <= 1<<20 {
-		*bp = enc[:0]
-		encodeBufs.Put(bp)
-	}
 	if err != nil {
+		putEncodeBuf(bp, enc[:0])
 		return err
+	}
+	var b []byte
+	if len(enc) < handOver {
+		// A small message is copied out, so the buffer goes back to work.
+		b = append(make([]byte, 0, len(enc)), enc...)
+		putEncodeBuf(bp, enc[:0])
+	} else {
+		// A large one is handed over as it is (the peer's decoded values
+		// alias it), and the pool gets a fresh buffer of the same size, so
+		// that large payloads are copied once per hop, not twice.
+		b = enc
+		if cap(enc) <= maxPooledBuf {
+			*bp = make([]byte, 0, cap(enc))
+			encodeBufs.Put(bp)
+		}
 	}
 	select {
 	case e.out <- b:
