@@ -32,7 +32,7 @@ const (
 
 // benchClient connects a client to the echo server over the given pipe,
 // in the given era.
-func benchClient(b *testing.B, kind pipeKind, version string) *client.Client {
+func benchClient(b testing.TB, kind pipeKind, version string) *client.Client {
 	b.Helper()
 	var serverEnd, clientEnd jsonrpc.Stream
 	switch kind {

@@ -31,6 +31,9 @@ go vet ./...
 step "go test -race (library)"
 go test -race -count=1 ./...
 
+step "allocation budgets (without -race, which allocates on its own)"
+go test -count=1 -run Budget ./...
+
 step "MCP conformance suite (server and client legs, both eras)"
 FERRY_NODE="$node22" scripts/conformance.sh
 
