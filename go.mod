@@ -10,4 +10,4 @@ require (
 	golang.org/x/text v0.14.0
 )
 
-require golang.org/x/sys v0.41.0 // indirect
+require golang.org/x/sys v0.41.0

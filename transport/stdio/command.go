@@ -103,6 +103,8 @@ func (c *Command) Connect(ctx context.Context) (*ClientStream, error) {
 		closeAll(files)
 		return nil, fmt.Errorf("stdio: starting %s: %w", c.Path, err)
 	}
+	growPipe(inW)
+	growPipe(outR)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	if err := cmd.Start(); err != nil {
 		closeAll(files)

@@ -39,6 +39,8 @@ func ServerStream() jsonrpc.Stream {
 // ahead on a goroutine of its own, which Close releases as soon as r.Read
 // returns: close r as well to end it promptly.
 func NewServerStream(r io.Reader, w io.Writer, lim jsonrpc.Limits) jsonrpc.Stream {
+	growPipe(r)
+	growPipe(w)
 	s := &serverStream{w: newLineWriter(w), closed: make(chan struct{})}
 	src, interrupt := interruptible(r)
 	s.lr = newLineReader(src, lim)
