@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/pprof"
 
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/jsonrpc"
@@ -24,7 +25,23 @@ type echoArgs struct {
 }
 
 func main() {
-	os.Exit(harness.ClientMain("ferry", func(ctx context.Context, f *harness.ClientFlags) (*harness.Conn, error) {
+	if path := os.Getenv("FERRY_CPUPROFILE"); path != "" {
+		// For profiling under the harness's load.
+		f, err := os.Create(path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		pprof.StartCPUProfile(f)
+		code := run()
+		pprof.StopCPUProfile()
+		os.Exit(code)
+	}
+	os.Exit(run())
+}
+
+func run() int {
+	return harness.ClientMain("ferry", func(ctx context.Context, f *harness.ClientFlags) (*harness.Conn, error) {
 		var t client.Transport
 		var cmdStream *stdio.ClientStream
 		if f.Stdio != "" {
@@ -68,5 +85,5 @@ func main() {
 			return true, nil
 		}
 		return conn, nil
-	}))
+	})
 }
