@@ -29,9 +29,10 @@ import (
 type Transport struct {
 	// URL is the MCP endpoint, e.g. "http://localhost:3000/mcp".
 	URL string
-	// Client makes the HTTP requests; nil means a client of its own with
+	// Client makes the HTTP requests; nil means clients of its own with
 	// no overall timeout (streams are long-lived; requests are bounded by
-	// their contexts).
+	// their contexts): for a plain http:// URL reached without a proxy, a
+	// lean HTTP/1.1 client makes the POSTs, and net/http the rest.
 	Client *http.Client
 	// Header is added to every request (for example Authorization).
 	Header http.Header
@@ -68,6 +69,7 @@ func (t *Transport) Open(ctx context.Context) (jsonrpc.Stream, error) {
 	}
 	if cs.hc == nil {
 		cs.hc = defaultClient
+		cs.h1 = newH1Client(t.URL)
 	}
 	if cs.max <= 0 {
 		cs.max = jsonrpc.DefaultMaxSize
@@ -84,6 +86,7 @@ func (t *Transport) Open(ctx context.Context) (jsonrpc.Stream, error) {
 type clientStream struct {
 	t      *Transport
 	hc     *http.Client
+	h1     *h1Client // POSTs, when the endpoint allows; nil otherwise
 	in     chan *jsonrpc.Message
 	closed chan struct{}
 	once   sync.Once
@@ -126,7 +129,7 @@ func (cs *clientStream) Close() error {
 			ctx, cancel := context.WithTimeout(cs.ctx, 2*time.Second)
 			req, err := http.NewRequestWithContext(ctx, http.MethodDelete, cs.t.URL, nil)
 			if err == nil {
-				cs.setHeaders(req, sid)
+				cs.setHeaders(req.Header, sid)
 				if resp, err := cs.hc.Do(req); err == nil {
 					resp.Body.Close()
 				}
@@ -136,6 +139,9 @@ func (cs *clientStream) Close() error {
 		cs.cancel()
 		close(cs.closed)
 		cs.wg.Wait()
+		if cs.h1 != nil {
+			cs.h1.close()
+		}
 	})
 	return nil
 }
@@ -157,20 +163,20 @@ func (cs *clientStream) fail(id jsonrpc.ID, code int64, format string, args ...a
 	cs.deliver(cs.ctx, &jsonrpc.Message{ID: id, Error: jsonrpc.NewError(code, format, args...)})
 }
 
-func (cs *clientStream) setHeaders(req *http.Request, sid string) {
+func (cs *clientStream) setHeaders(h http.Header, sid string) {
 	for k, vs := range cs.t.Header {
 		for _, v := range vs {
-			req.Header.Add(k, v)
+			h.Add(k, v)
 		}
 	}
 	if sid != "" {
-		req.Header.Set(headerSessionID, sid)
+		h.Set(headerSessionID, sid)
 	}
 	cs.mu.Lock()
 	v := cs.version
 	cs.mu.Unlock()
-	if v != "" && req.Header.Get(headerProtocolVersion) == "" {
-		req.Header.Set(headerProtocolVersion, v)
+	if v != "" && h.Get(headerProtocolVersion) == "" {
+		h.Set(headerProtocolVersion, v)
 	}
 }
 
@@ -202,7 +208,9 @@ func (cs *clientStream) Request(ctx context.Context, m *jsonrpc.Message) (*jsonr
 	if err != nil {
 		return nil, err
 	}
-	return cs.roundTrip(ctx, m.ID, m.Method, body, hdr, true), nil
+	reply := cs.roundTrip(ctx, m.ID, m.Method, body, hdr, true)
+	cs.recycle(m, body)
+	return reply, nil
 }
 
 func (cs *clientStream) Write(ctx context.Context, m *jsonrpc.Message) error {
@@ -220,12 +228,16 @@ func (cs *clientStream) Write(ctx context.Context, m *jsonrpc.Message) error {
 		// The round trip runs on the caller's goroutine (the Conn's Call
 		// is waiting for its answer anyway): no goroutine per request,
 		// and the caller's context aborts the HTTP request.
-		if reply := cs.roundTrip(ctx, m.ID, m.Method, body, hdr, true); reply != nil {
+		reply := cs.roundTrip(ctx, m.ID, m.Method, body, hdr, true)
+		cs.recycle(m, body)
+		if reply != nil {
 			cs.deliver(ctx, reply)
 		}
 		return nil
 	}
-	if err := cs.send(ctx, body, hdr); err != nil {
+	err = cs.send(ctx, body, hdr)
+	cs.recycle(m, body)
+	if err != nil {
 		return err
 	}
 	if m.Method == protocol.NotificationInitialized {
@@ -250,7 +262,11 @@ func (cs *clientStream) Write(ctx context.Context, m *jsonrpc.Message) error {
 
 // prepare encodes a message and the headers its POST carries.
 func (cs *clientStream) prepare(m *jsonrpc.Message) ([]byte, http.Header, error) {
-	body, err := jsonrpc.AppendMessage(nil, m)
+	var buf []byte
+	if cs.bodyReusable(m) {
+		buf = (*bodyBufs.Get().(*[]byte))[:0]
+	}
+	body, err := jsonrpc.AppendMessage(buf, m)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -289,6 +305,29 @@ func (cs *clientStream) prepare(m *jsonrpc.Message) ([]byte, http.Header, error)
 	return body, hdr, nil
 }
 
+// bodyBufs recycles the bodies of POSTs made by the lean HTTP/1.1 client,
+// which is done with a body once its answer has come: a large call then
+// costs no large garbage on its way out.
+var bodyBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledBody bounds the bodies kept for reuse.
+const maxPooledBody = 1 << 20
+
+// bodyReusable reports whether the body of m can be recycled once sent:
+// net/http may read a body after its request returned, and the
+// initialize request and notification are kept to open a new session.
+func (cs *clientStream) bodyReusable(m *jsonrpc.Message) bool {
+	return cs.h1 != nil && m.Method != protocol.MethodInitialize && m.Method != protocol.NotificationInitialized
+}
+
+// recycle gives the body of m back once it was sent.
+func (cs *clientStream) recycle(m *jsonrpc.Message, body []byte) {
+	if cs.bodyReusable(m) && cap(body) <= maxPooledBody {
+		body = body[:0]
+		bodyBufs.Put(&body)
+	}
+}
+
 // getReadyWait bounds the wait for the legacy GET stream's response
 // headers after the initialized notification.
 const getReadyWait = 2 * time.Second
@@ -310,21 +349,26 @@ func (cs *clientStream) send(ctx context.Context, body []byte, hdr http.Header) 
 }
 
 func (cs *clientStream) post(ctx context.Context, body []byte, hdr http.Header) (*http.Response, error) {
+	h := make(http.Header, len(hdr)+len(cs.t.Header)+4)
+	for k, v := range hdr {
+		h[k] = v
+	}
+	h.Set("Content-Type", "application/json")
+	// "The client MUST include an Accept header, listing both
+	// application/json and text/event-stream."
+	h.Set("Accept", "application/json, text/event-stream")
+	cs.mu.Lock()
+	sid := cs.sessionID
+	cs.mu.Unlock()
+	cs.setHeaders(h, sid)
+	if cs.h1 != nil {
+		return cs.h1.post(ctx, h, body)
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, cs.t.URL, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
-	for k, v := range hdr {
-		req.Header[k] = v
-	}
-	req.Header.Set("Content-Type", "application/json")
-	// "The client MUST include an Accept header, listing both
-	// application/json and text/event-stream."
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	cs.mu.Lock()
-	sid := cs.sessionID
-	cs.mu.Unlock()
-	cs.setHeaders(req, sid)
+	req.Header = h
 	return cs.hc.Do(req)
 }
 
@@ -402,7 +446,9 @@ func (cs *clientStream) roundTrip(ctx context.Context, id jsonrpc.ID, method str
 			cs.fail(id, jsonrpc.CodeParseError, "invalid answer to %s: %v", method, err)
 			return nil
 		}
-		cs.received(m)
+		if method == protocol.MethodInitialize {
+			cs.received(m)
+		}
 		return m
 	}
 }
@@ -481,8 +527,8 @@ func (cs *clientStream) hasSession() bool {
 	return cs.sessionID != ""
 }
 
-// received notes what the transport needs from answers: the protocol
-// version an initialize negotiated, for the MCP-Protocol-Version header.
+// received notes what the transport needs from the answer to initialize:
+// the protocol version negotiated, for the MCP-Protocol-Version header.
 func (cs *clientStream) received(m *jsonrpc.Message) {
 	if len(m.Result) == 0 {
 		return
@@ -505,7 +551,7 @@ func (cs *clientStream) received(m *jsonrpc.Message) {
 func (cs *clientStream) readStream(ctx context.Context, id jsonrpc.ID, method string, body io.Reader, lastID string) {
 	retry := time.Second
 	for attempt := 0; ; attempt++ {
-		answered, last, r, err := cs.readEvents(ctx, id, body)
+		answered, last, r, err := cs.readEvents(ctx, id, method, body)
 		if last != "" {
 			lastID = last
 		}
@@ -551,7 +597,7 @@ func (cs *clientStream) readStream(ctx context.Context, id jsonrpc.ID, method st
 // readEvents delivers the messages of one event stream. It reports
 // whether the response to id arrived, the last event id and retry delay
 // seen.
-func (cs *clientStream) readEvents(ctx context.Context, id jsonrpc.ID, body io.Reader) (answered bool, lastID string, retry time.Duration, err error) {
+func (cs *clientStream) readEvents(ctx context.Context, id jsonrpc.ID, method string, body io.Reader) (answered bool, lastID string, retry time.Duration, err error) {
 	rd := sse.NewReader(body, cs.max)
 	for {
 		ev, err := rd.Next()
@@ -575,7 +621,9 @@ func (cs *clientStream) readEvents(ctx context.Context, id jsonrpc.ID, body io.R
 			cs.log.Warn("streamable: invalid message in event stream", "error", derr)
 			continue
 		}
-		cs.received(m)
+		if method == protocol.MethodInitialize && m.IsResponse() && m.ID == id {
+			cs.received(m)
+		}
 		if !cs.deliver(ctx, m) {
 			return false, lastID, retry, ctx.Err()
 		}
@@ -597,7 +645,7 @@ func (cs *clientStream) get(ctx context.Context, lastID string) (*http.Response,
 	cs.mu.Lock()
 	sid := cs.sessionID
 	cs.mu.Unlock()
-	cs.setHeaders(req, sid)
+	cs.setHeaders(req.Header, sid)
 	resp, err := cs.hc.Do(req)
 	if err != nil {
 		return nil, err
@@ -648,7 +696,7 @@ func (cs *clientStream) openGET() <-chan struct{} {
 				failures++
 			} else {
 				failures = 0
-				_, last, r, _ := cs.readEvents(cs.ctx, jsonrpc.ID{}, resp.Body)
+				_, last, r, _ := cs.readEvents(cs.ctx, jsonrpc.ID{}, "", resp.Body)
 				resp.Body.Close()
 				if last != "" {
 					lastID = last
