@@ -473,27 +473,41 @@ func (c *Conn) notification(ctx context.Context, m *Message) {
 	c.handler.Handle(ctx, m)
 }
 
-// request starts a handler for m, or queues it when every slot is taken.
-// It reports false when the connection closed while it waited.
-func (c *Conn) request(m *Message) bool {
+// admit registers request m under its id and returns it with c.mu held.
+// It returns nil (and c.mu not held) when the connection is closed, or
+// when the id is in use, with the answer to send then.
+func (c *Conn) admit(m *Message) (in *incoming, refusal *Message) {
 	ctx, cancel := context.WithCancelCause(c.reqParent)
-	in := &incoming{id: m.ID, m: m, cancel: cancel, conn: c}
+	in = &incoming{id: m.ID, m: m, cancel: cancel, conn: c}
 	in.rc = reqCtx{Context: ctx, in: in}
 	in.ctx = &in.rc
 	c.mu.Lock()
 	if c.closeErr != nil {
 		c.mu.Unlock()
 		cancel(c.closeErr)
-		return false
+		return nil, nil
 	}
 	if _, dup := c.incoming[m.ID]; dup {
 		c.mu.Unlock()
 		cancel(nil)
-		c.stream.Write(c.ctx, &Message{ID: m.ID, Error: errorf(CodeInvalidRequest, "request id %s is already in use", m.ID)})
-		return true
+		return nil, &Message{ID: m.ID, Error: errorf(CodeInvalidRequest, "request id %s is already in use", m.ID)}
 	}
 	c.incoming[m.ID] = in
 	c.handlers.Add(1)
+	return in, nil
+}
+
+// request starts a handler for m, or queues it when every slot is taken.
+// It reports false when the connection closed while it waited.
+func (c *Conn) request(m *Message) bool {
+	in, refusal := c.admit(m)
+	if in == nil {
+		if refusal != nil {
+			c.stream.Write(c.ctx, refusal)
+			return true
+		}
+		return false
+	}
 	if seq := c.opts.Sequential; seq != nil && seq(m) {
 		c.mu.Unlock()
 		select {
@@ -524,7 +538,7 @@ func (c *Conn) request(m *Message) bool {
 		c.mu.Lock()
 		delete(c.incoming, m.ID)
 		c.mu.Unlock()
-		cancel(nil)
+		in.cancel(nil)
 		c.handlers.Done()
 		return false
 	}
@@ -639,23 +653,10 @@ func (c *Conn) handle(ctx context.Context, m *Message, in *incoming) *Message {
 // to the connection's reader and wait for the reply: it saves two
 // goroutine switches per request.
 func (c *Conn) Serve(m *Message) *Message {
-	ctx, cancel := context.WithCancelCause(c.reqParent)
-	in := &incoming{id: m.ID, m: m, cancel: cancel, conn: c}
-	in.rc = reqCtx{Context: ctx, in: in}
-	in.ctx = &in.rc
-	c.mu.Lock()
-	if c.closeErr != nil {
-		c.mu.Unlock()
-		cancel(c.closeErr)
-		return nil
+	in, refusal := c.admit(m)
+	if in == nil {
+		return refusal
 	}
-	if _, dup := c.incoming[m.ID]; dup {
-		c.mu.Unlock()
-		cancel(nil)
-		return &Message{ID: m.ID, Error: errorf(CodeInvalidRequest, "request id %s is already in use", m.ID)}
-	}
-	c.incoming[m.ID] = in
-	c.handlers.Add(1)
 	c.mu.Unlock()
 	defer c.handlers.Done()
 	select {
@@ -664,7 +665,7 @@ func (c *Conn) Serve(m *Message) *Message {
 		c.mu.Lock()
 		delete(c.incoming, m.ID)
 		c.mu.Unlock()
-		cancel(nil)
+		in.cancel(nil)
 		return nil
 	}
 	in.held = true
