@@ -106,7 +106,8 @@ type Conn struct {
 	done       chan struct{} // closed when the connection is closed
 	readerDone chan struct{}
 	handlers   sync.WaitGroup
-	work       chan *incoming // hands requests to idle workers
+	work       chan *incoming // hands requests, and the reading turn, to idle workers
+	readTurn   *incoming      // sent on work: the worker becomes the reader
 	workers    sync.WaitGroup
 	closeOnce  sync.Once
 }
@@ -200,6 +201,7 @@ func NewConn(ctx context.Context, stream Stream, opts *ConnOptions) *Conn {
 		readerDone: make(chan struct{}),
 		notes:      make(chan *Message, 256),
 		work:       make(chan *incoming),
+		readTurn:   new(incoming),
 		notesDone:  make(chan struct{}),
 	}
 	if opts != nil {
@@ -221,7 +223,8 @@ func NewConn(ctx context.Context, stream Stream, opts *ConnOptions) *Conn {
 	c.sem = make(chan struct{}, c.opts.MaxInFlight)
 	c.ctx, c.cancel = context.WithCancelCause(ctx)
 	c.reqParent = context.WithoutCancel(c.ctx)
-	go c.read()
+	c.workers.Add(1)
+	go c.worker(c.readTurn)
 	go c.handleNotes()
 	go func() {
 		select {
@@ -293,8 +296,12 @@ func (c *Conn) closeWith(reason error) {
 	})
 }
 
-func (c *Conn) read() {
-	defer close(c.readerDone)
+// read reads and dispatches messages until the stream ends (it then
+// returns nil), or until a request can start at once: it then hands the
+// reading turn to another goroutine and returns the request, for its
+// caller to run. The request's handler thus starts without a goroutine
+// switch, while the next message is awaited elsewhere.
+func (c *Conn) read() *incoming {
 	for {
 		m, err := c.stream.Read()
 		if err != nil {
@@ -310,7 +317,8 @@ func (c *Conn) read() {
 				err = errors.New("the peer closed the connection")
 			}
 			c.closeWith(err)
-			return
+			close(c.readerDone)
+			return nil
 		}
 		switch {
 		case m.IsResponse():
@@ -318,7 +326,8 @@ func (c *Conn) read() {
 				// Notifications sent before this answer (progress,
 				// say) are handled first.
 				if !c.enqueueNote(m) {
-					return
+					close(c.readerDone)
+					return nil
 				}
 			} else {
 				c.deliver(m)
@@ -328,19 +337,39 @@ func (c *Conn) read() {
 				c.cancelled(m)
 			}
 			if !c.enqueueNote(m) {
-				return
+				close(c.readerDone)
+				return nil
 			}
 		default:
 			if c.notesPending.Load() > 0 && c.notesBlocked.Load() == 0 {
 				// Start it once the notifications before it were
 				// handled (notifications/initialized, say).
 				if !c.enqueueNote(m) {
-					return
+					close(c.readerDone)
+					return nil
 				}
-			} else if !c.request(m) {
-				return
+			} else {
+				in, ok := c.request(m, true)
+				if !ok {
+					close(c.readerDone)
+					return nil
+				}
+				if in != nil {
+					c.passReadTurn()
+					return in
+				}
 			}
 		}
+	}
+}
+
+// passReadTurn makes an idle worker, or a new one, the reader.
+func (c *Conn) passReadTurn() {
+	select {
+	case c.work <- c.readTurn:
+	default:
+		c.workers.Add(1)
+		go c.worker(c.readTurn)
 	}
 }
 
@@ -453,7 +482,7 @@ func (c *Conn) handleNotes() {
 			case m.IsResponse():
 				c.deliver(m)
 			case m.IsRequest():
-				c.request(m)
+				c.request(m, false)
 			default:
 				c.notification(ctx, m)
 			}
@@ -498,49 +527,55 @@ func (c *Conn) admit(m *Message) (in *incoming, refusal *Message) {
 }
 
 // request starts a handler for m, or queues it when every slot is taken.
-// It reports false when the connection closed while it waited.
-func (c *Conn) request(m *Message) bool {
+// With inline, a request that can start at once is returned, holding its
+// slot, for the caller to run. ok is false when the connection closed
+// while it waited.
+func (c *Conn) request(m *Message, inline bool) (run *incoming, ok bool) {
 	in, refusal := c.admit(m)
 	if in == nil {
 		if refusal != nil {
 			c.stream.Write(c.ctx, refusal)
-			return true
+			return nil, true
 		}
-		return false
+		return nil, false
 	}
 	if seq := c.opts.Sequential; seq != nil && seq(m) {
 		c.mu.Unlock()
 		select {
 		case c.sem <- struct{}{}:
 		case <-c.done:
-			return false
+			return nil, false
 		}
 		in.held = true
 		c.run(in.ctx, in.m, in)
-		return true
+		return nil, true
 	}
 	if len(c.queue) == 0 && c.trySlot() {
 		c.mu.Unlock()
+		if inline {
+			in.held = true
+			return in, true
+		}
 		c.start(in)
-		return true
+		return nil, true
 	}
 	if len(c.queue) < 4*c.opts.MaxInFlight {
 		c.queue = append(c.queue, in)
 		c.mu.Unlock()
-		return true
+		return nil, true
 	}
 	c.mu.Unlock()
 	select {
 	case c.sem <- struct{}{}:
 		c.start(in)
-		return true
+		return nil, true
 	case <-c.done:
 		c.mu.Lock()
 		delete(c.incoming, m.ID)
 		c.mu.Unlock()
 		in.cancel(nil)
 		c.handlers.Done()
-		return false
+		return nil, false
 	}
 }
 
@@ -564,14 +599,20 @@ func (c *Conn) start(in *incoming) {
 	}
 }
 
-// worker runs requests one after the other, until the connection closes.
-// Reusing goroutines keeps the stacks that handlers grew (a fresh
-// goroutine grows its stack anew for every request, which costs more than
-// the handling of a small one); there are never more workers than the
-// most requests the connection has handled at once.
+// worker runs requests one after the other, and takes its turn at
+// reading (given c.readTurn), until the connection closes. Reusing
+// goroutines keeps the stacks that handlers grew (a fresh goroutine grows
+// its stack anew for every request, which costs more than the handling of
+// a small one); there are never more workers than one more than the most
+// requests the connection has handled at once.
 func (c *Conn) worker(in *incoming) {
 	defer c.workers.Done()
 	for {
+		if in == c.readTurn {
+			if in = c.read(); in == nil {
+				return
+			}
+		}
 		c.run(in.ctx, in.m, in)
 		select {
 		case in = <-c.work:
