@@ -283,6 +283,9 @@ func (c *Conn) closeWith(reason error) {
 			running = append(running, in)
 		}
 		c.mu.Unlock()
+		// Done first: a handler woken by its cancellation then finds the
+		// connection closed and sends nothing.
+		close(c.done)
 		for _, in := range queued {
 			in.cancel(err)
 			c.handlers.Done()
@@ -290,7 +293,6 @@ func (c *Conn) closeWith(reason error) {
 		for _, in := range running {
 			in.cancel(err)
 		}
-		close(c.done)
 		c.cancel(err)
 		c.stream.Close()
 	})
@@ -650,6 +652,11 @@ func (c *Conn) run(ctx context.Context, m *Message, in *incoming) {
 	reply := c.handle(ctx, m, in)
 	if reply == nil {
 		return
+	}
+	select {
+	case <-c.done:
+		return // closed: the stream is, or is about to be
+	default:
 	}
 	if werr := c.stream.Write(c.ctx, reply); werr != nil && reply.Error == nil {
 		var e *Error
