@@ -161,12 +161,19 @@ func TestH1ClientContext(t *testing.T) {
 func TestH1ClientEarlyClose(t *testing.T) {
 	var first atomic.Bool
 	srv, conns := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		// Read to the end, so that the server notices the client hanging up.
+		io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "text/event-stream")
 		for i := range 3 {
 			fmt.Fprintf(w, "data: %d\n\n", i)
 			w.(http.Flusher).Flush()
 			if i == 0 && first.CompareAndSwap(false, true) {
-				<-r.Context().Done() // the first stream ends when the client hangs up
+				// The first stream ends when the client hangs up.
+				select {
+				case <-r.Context().Done():
+				case <-time.After(10 * time.Second):
+					t.Error("the server did not see the client hang up")
+				}
 				return
 			}
 		}
