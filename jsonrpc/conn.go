@@ -109,6 +109,9 @@ type Conn struct {
 	work       chan *incoming // hands requests, and the reading turn, to idle workers
 	readTurn   *incoming      // sent on work: the worker becomes the reader
 	workers    sync.WaitGroup
+	batcher    Batcher // the stream, when it batches answers
+	turn       turnGuard
+	timers     sync.Pool // of stopped *time.Timer, for CallTimeout
 	closeOnce  sync.Once
 }
 
@@ -128,6 +131,7 @@ type incoming struct {
 	calls    int  // outgoing calls in progress with the handler's context
 	held     bool // the handler holds a slot
 	finished bool // the handler returned
+	hasTurn  bool // run by the reader, which kept the reading turn
 }
 
 // startCall is called when the handler makes an outgoing call: the first
@@ -137,6 +141,10 @@ func (in *incoming) startCall() {
 	in.slot.Lock()
 	defer in.slot.Unlock()
 	in.calls++
+	if in.hasTurn {
+		// The answer it waits for must be read.
+		in.conn.releaseTurn()
+	}
 	if in.held {
 		in.held = false
 		in.conn.release()
@@ -208,6 +216,7 @@ func NewConn(ctx context.Context, stream Stream, opts *ConnOptions) *Conn {
 		c.opts = *opts
 	}
 	c.handler = c.opts.Handler
+	c.batcher, _ = stream.(Batcher)
 	if c.handler == nil {
 		c.handler = HandlerFunc(func(ctx context.Context, m *Message) (any, error) {
 			return nil, errorf(CodeMethodNotFound, "method not found: %s", m.Method)
@@ -286,6 +295,9 @@ func (c *Conn) closeWith(reason error) {
 		// Done first: a handler woken by its cancellation then finds the
 		// connection closed and sends nothing.
 		close(c.done)
+		// A handler holding the reading turn may not return soon: another
+		// goroutine reads on, and finds the stream closed.
+		c.releaseTurn()
 		for _, in := range queued {
 			in.cancel(err)
 			c.handlers.Done()
@@ -299,10 +311,11 @@ func (c *Conn) closeWith(reason error) {
 }
 
 // read reads and dispatches messages until the stream ends (it then
-// returns nil), or until a request can start at once: it then hands the
-// reading turn to another goroutine and returns the request, for its
-// caller to run. The request's handler thus starts without a goroutine
-// switch, while the next message is awaited elsewhere.
+// returns nil), or until a request can start at once: it then returns the
+// request, for its caller to run, which may keep the reading turn while
+// the handler runs (see [turnGuard]). The request's handler thus starts without a
+// goroutine switch, and when it is quick, the next message is read
+// without one either.
 func (c *Conn) read() *incoming {
 	for {
 		m, err := c.stream.Read()
@@ -357,7 +370,9 @@ func (c *Conn) read() *incoming {
 					return nil
 				}
 				if in != nil {
-					c.passReadTurn()
+					if !c.holdTurn(in) {
+						c.passReadTurn()
+					}
 					return in
 				}
 			}
@@ -615,7 +630,10 @@ func (c *Conn) worker(in *incoming) {
 				return
 			}
 		}
-		c.run(in.ctx, in.m, in)
+		if c.run(in.ctx, in.m, in) {
+			in = c.readTurn
+			continue
+		}
 		select {
 		case in = <-c.work:
 		case <-c.done:
@@ -646,25 +664,38 @@ func (c *Conn) release() {
 	c.mu.Unlock()
 }
 
-func (c *Conn) run(ctx context.Context, m *Message, in *incoming) {
+// run runs the handler of in and sends its answer. When in held the
+// reading turn, it reports whether it still does: the caller is then the
+// reader again.
+func (c *Conn) run(ctx context.Context, m *Message, in *incoming) (turn bool) {
 	defer c.handlers.Done()
 	defer in.finish()
 	reply := c.handle(ctx, m, in)
+	if in.hasTurn {
+		turn = c.reclaimTurn()
+	}
 	if reply == nil {
-		return
+		return turn
 	}
 	select {
 	case <-c.done:
-		return // closed: the stream is, or is about to be
+		return turn // closed: the stream is, or is about to be
 	default:
 	}
-	if werr := c.stream.Write(c.ctx, reply); werr != nil && reply.Error == nil {
+	var werr error
+	if turn && c.batcher != nil && c.batcher.Buffered() {
+		werr = c.batcher.WriteBuffered(c.ctx, reply)
+	} else {
+		werr = c.stream.Write(c.ctx, reply)
+	}
+	if werr != nil && reply.Error == nil {
 		var e *Error
 		if errors.As(werr, &e) && e.Code == CodeInternalError {
 			// The result could not be encoded: say so instead of going silent.
 			c.stream.Write(c.ctx, &Message{ID: m.ID, Error: e})
 		}
 	}
+	return turn
 }
 
 // handle runs the handler of a request and returns its reply, or nil
@@ -736,6 +767,20 @@ func (c *Conn) safeHandle(ctx context.Context, m *Message) (result any, err erro
 // cancelled first, the peer is sent "notifications/cancelled" and Call
 // returns the context's cause.
 func (c *Conn) Call(ctx context.Context, method string, params any) (*Message, error) {
+	return c.call(ctx, method, params, 0, nil)
+}
+
+// CallTimeout is [Conn.Call] with a time limit: when d passes before the
+// answer comes, the peer is sent "notifications/cancelled" and
+// CallTimeout returns timeoutErr (which should wrap
+// context.DeadlineExceeded). It costs less than a context with a
+// deadline, whose timer, context and cancellation are made anew for every
+// call: the connection reuses its timers.
+func (c *Conn) CallTimeout(ctx context.Context, method string, params any, d time.Duration, timeoutErr error) (*Message, error) {
+	return c.call(ctx, method, params, d, timeoutErr)
+}
+
+func (c *Conn) call(ctx context.Context, method string, params any, d time.Duration, timeoutErr error) (*Message, error) {
 	id := Int64ID(c.nextID.Add(1))
 	ch := make(chan *Message, 1)
 	c.mu.Lock()
@@ -792,6 +837,13 @@ func (c *Conn) Call(ctx context.Context, method string, params any) (*Message, e
 		in.startCall()
 		defer in.endCall()
 	}
+	var expired <-chan time.Time
+	if d > 0 {
+		t := c.timer(d)
+		defer c.timers.Put(t)
+		defer t.Stop()
+		expired = t.C
+	}
 	select {
 	case r := <-ch:
 		if r.Error != nil {
@@ -799,16 +851,9 @@ func (c *Conn) Call(ctx context.Context, method string, params any) (*Message, e
 		}
 		return r, nil
 	case <-ctx.Done():
-		c.forget(id)
-		cause := context.Cause(ctx)
-		reason := cause.Error()
-		if errors.Is(cause, context.DeadlineExceeded) {
-			reason = "timeout"
-		}
-		nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
-		c.Notify(nctx, "notifications/cancelled", &cancelledParams{RequestID: id, Reason: reason})
-		cancel()
-		return nil, cause
+		return nil, c.abandon(ctx, id, context.Cause(ctx))
+	case <-expired:
+		return nil, c.abandon(ctx, id, timeoutErr)
 	case <-c.done:
 		select {
 		case r := <-ch: // answered just before the close
@@ -820,6 +865,28 @@ func (c *Conn) Call(ctx context.Context, method string, params any) (*Message, e
 		}
 		return nil, c.Err()
 	}
+}
+
+// timer returns a timer, reused across calls, set to fire after d.
+func (c *Conn) timer(d time.Duration) *time.Timer {
+	if t, ok := c.timers.Get().(*time.Timer); ok {
+		t.Reset(d)
+		return t
+	}
+	return time.NewTimer(d)
+}
+
+// abandon gives up waiting for the answer to call id, and tells the peer.
+func (c *Conn) abandon(ctx context.Context, id ID, cause error) error {
+	c.forget(id)
+	reason := cause.Error()
+	if errors.Is(cause, context.DeadlineExceeded) {
+		reason = "timeout"
+	}
+	nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+	c.Notify(nctx, "notifications/cancelled", &cancelledParams{RequestID: id, Reason: reason})
+	cancel()
+	return cause
 }
 
 func (c *Conn) forget(id ID) {

@@ -25,3 +25,19 @@ type Stream interface {
 type Requester interface {
 	Request(ctx context.Context, m *Message) (*Message, error)
 }
+
+// Batcher is implemented by streams that read ahead and write through a
+// buffer (stdio). A [Conn] that answers a request on the goroutine that
+// reads uses it as a sequential server would: while the next message is
+// already buffered, the answer stays in the write buffer, to leave in one
+// write with the answers that follow, and the stream flushes it before
+// its Read blocks. Only the goroutine that calls Read calls Buffered and
+// WriteBuffered.
+type Batcher interface {
+	// Buffered reports whether a whole message is buffered, so that Read
+	// returns without waiting for input.
+	Buffered() bool
+	// WriteBuffered is Write, except that m may stay buffered until the
+	// next Write, or until Read is about to wait for input.
+	WriteBuffered(ctx context.Context, m *Message) error
+}

@@ -25,6 +25,10 @@ type lineReader struct {
 	// a decode error. Clients use it to survive banners printed on stdout
 	// by wrapper scripts.
 	nonJSON func(line []byte)
+	// beforeWait, when set, is called whenever no whole line is buffered,
+	// before reading more: the server stream flushes answers left
+	// buffered there.
+	beforeWait func()
 
 	buf        []byte // the chunk being filled
 	start      int    // where the current line starts in buf
@@ -71,6 +75,9 @@ func (lr *lineReader) next() ([]byte, error) {
 			return lr.accept(trimCR(line))
 		}
 		lr.scan = lr.end
+		if lr.beforeWait != nil {
+			lr.beforeWait()
+		}
 		partial := lr.end - lr.start
 		if !lr.discarding && partial > limit {
 			// Over the limit: the rest of the line is read through and
@@ -121,6 +128,11 @@ func (lr *lineReader) next() ([]byte, error) {
 			lr.readErr = err
 		}
 	}
+}
+
+// buffered reports whether a whole line is buffered.
+func (lr *lineReader) buffered() bool {
+	return bytes.IndexByte(lr.buf[lr.scan:lr.end], '\n') >= 0
 }
 
 // skipBanner drops the rest of a long line that is not JSON.

@@ -44,6 +44,7 @@ func NewServerStream(r io.Reader, w io.Writer, lim jsonrpc.Limits) jsonrpc.Strea
 	s := &serverStream{w: newLineWriter(w), closed: make(chan struct{})}
 	src, interrupt := interruptible(r)
 	s.lr = newLineReader(src, lim)
+	s.lr.beforeWait = s.w.flushDeferred
 	s.interrupt = interrupt
 	if interrupt == nil {
 		s.results = make(chan readResult)
@@ -119,6 +120,16 @@ func (s *serverStream) pump() {
 
 func (s *serverStream) Write(ctx context.Context, m *jsonrpc.Message) error {
 	return s.w.write(ctx, m)
+}
+
+// Buffered implements [jsonrpc.Batcher].
+func (s *serverStream) Buffered() bool {
+	return s.results == nil && s.readErr == nil && s.lr.buffered()
+}
+
+// WriteBuffered implements [jsonrpc.Batcher].
+func (s *serverStream) WriteBuffered(ctx context.Context, m *jsonrpc.Message) error {
+	return s.w.writeBuffered(ctx, m)
 }
 
 func (s *serverStream) Close() error {

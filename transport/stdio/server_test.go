@@ -2,13 +2,16 @@ package stdio
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"os"
 	"os/exec"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/ferrymcp/ferry/jsonrpc"
@@ -147,4 +150,42 @@ func TestServerStreamStdinClose(t *testing.T) {
 	if !strings.Contains(string(out), "read returned: "+ErrClosed.Error()) {
 		t.Errorf("helper said %q", out)
 	}
+}
+
+type writeLog struct {
+	mu     sync.Mutex
+	writes []string
+}
+
+func (w *writeLog) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.writes = append(w.writes, string(p))
+	return len(p), nil
+}
+
+// Requests that arrive together are answered, in order, by the goroutine
+// that reads them, and their answers leave in one write.
+func TestServerStreamBatchesAnswers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		in, feed := net.Pipe()
+		out := &writeLog{}
+		conn := jsonrpc.NewConn(context.Background(), NewServerStream(in, out, jsonrpc.Limits{}), &jsonrpc.ConnOptions{Handler: echoHandler})
+		var reqs, want strings.Builder
+		for i := range 5 {
+			fmt.Fprintf(&reqs, `{"jsonrpc":"2.0","id":%d,"method":"echo","params":[%d]}`+"\n", i, i)
+			fmt.Fprintf(&want, `{"jsonrpc":"2.0","id":%d,"result":[%d]}`+"\n", i, i)
+		}
+		if _, err := feed.Write([]byte(reqs.String())); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		out.mu.Lock()
+		if len(out.writes) != 1 || out.writes[0] != want.String() {
+			t.Errorf("answers written as %q, want one write of %q", out.writes, want.String())
+		}
+		out.mu.Unlock()
+		feed.Close()
+		conn.Wait()
+	})
 }

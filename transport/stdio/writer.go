@@ -1,7 +1,6 @@
 package stdio
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"io"
@@ -12,10 +11,17 @@ import (
 )
 
 const (
-	writeBufSize = 32 << 10
-	// maxPooled bounds the encoding buffers kept for reuse, so that one
-	// huge message does not pin its buffer for the life of the process.
+	// maxQueued bounds the output queued behind a write in progress: a
+	// writer that would go over it waits for the queue to be taken (or
+	// gives up when its context ends), so that a peer that stops reading
+	// holds up writers rather than memory.
+	maxQueued = 1 << 20
+	// maxPooled bounds the buffers kept for reuse, so that one huge
+	// message does not pin its buffer for the life of the process.
 	maxPooled = 1 << 20
+	// bigLine is the size from which a queued line keeps the buffer it
+	// was encoded in, rather than being copied after the lines before it.
+	bigLine = 16 << 10
 )
 
 var encodeBufs = sync.Pool{New: func() any {
@@ -23,27 +29,53 @@ var encodeBufs = sync.Pool{New: func() any {
 	return &b
 }}
 
-// lineWriter writes one message per line. Concurrent writers queue on a
-// lock; each one flushes only if nobody is queued behind it, so answers
-// produced together leave in one write system call while a lone message
-// is flushed at once.
+func putBuf(bp *[]byte) {
+	if cap(*bp) <= maxPooled {
+		*bp = (*bp)[:0]
+		encodeBufs.Put(bp)
+	}
+}
+
+// lineWriter writes one message per line. Writers do not wait for each
+// other's system calls: one of them at a time (the flusher) writes, and
+// the lines the others encode meanwhile are queued, to leave when the
+// flusher's own write is done, small ones together in one write system
+// call. Under load many messages thus share a write; a lone one leaves
+// at once, from the buffer it was encoded in.
 type lineWriter struct {
-	// lock is a one-slot semaphore rather than a sync.Mutex so that a
-	// writer queued behind one stuck on a full pipe can give up when its
-	// context ends.
-	lock    chan struct{}
-	waiting atomic.Int32
-	dirty   atomic.Bool // output left buffered for a queued writer
-	bw      *bufio.Writer
-	err     error // sticky; guarded by lock
-	closed  atomic.Pointer[error]
+	w io.Writer
+
+	mu       sync.Mutex
+	queue    []*[]byte // buffers from encodeBufs: small lines together, a big one alone
+	queued   int       // bytes in queue
+	spare    []*[]byte // the flusher's previous batch list, for reuse
+	flushing bool
+	room     chan struct{} // closed when the queue is taken; made by a writer that waits
+	err      error         // sticky
+
+	// unsent is set when writeBuffered queued lines with no flusher to
+	// send them.
+	unsent   atomic.Bool
+	closed   atomic.Pointer[error]
+	closedCh chan struct{}
 }
 
 func newLineWriter(w io.Writer) *lineWriter {
-	return &lineWriter{lock: make(chan struct{}, 1), bw: bufio.NewWriterSize(w, writeBufSize)}
+	return &lineWriter{w: w, closedCh: make(chan struct{})}
 }
 
 func (lw *lineWriter) write(ctx context.Context, m *jsonrpc.Message) error {
+	return lw.encode(ctx, m, true)
+}
+
+// writeBuffered writes m without sending it: see [jsonrpc.Batcher]. Only
+// the goroutine that reads calls it, and it calls flushDeferred before it
+// waits for input.
+func (lw *lineWriter) writeBuffered(ctx context.Context, m *jsonrpc.Message) error {
+	return lw.encode(ctx, m, false)
+}
+
+func (lw *lineWriter) encode(ctx context.Context, m *jsonrpc.Message, flush bool) error {
 	if p := lw.closed.Load(); p != nil {
 		return *p
 	}
@@ -52,74 +84,149 @@ func (lw *lineWriter) write(ctx context.Context, m *jsonrpc.Message) error {
 	}
 	bp := encodeBufs.Get().(*[]byte)
 	b, err := jsonrpc.AppendMessage((*bp)[:0], m)
-	if err == nil {
-		b = append(oneLine(b), '\n')
-		err = lw.writeLine(ctx, b)
+	*bp = b
+	if err != nil {
+		putBuf(bp)
+		return err
 	}
-	if cap(b) <= maxPooled {
-		*bp = b[:0]
-		encodeBufs.Put(bp)
-	}
-	return err
+	*bp = append(oneLine(b), '\n')
+	return lw.send(ctx, bp, flush)
 }
 
-func (lw *lineWriter) writeLine(ctx context.Context, b []byte) error {
-	lw.waiting.Add(1)
-	select {
-	case lw.lock <- struct{}{}:
-	case <-ctx.Done():
-		lw.waiting.Add(-1)
-		// The writer ahead may have left its line buffered for us.
-		lw.flushIfIdle()
-		return ctx.Err()
-	}
-	lw.waiting.Add(-1)
-	if p := lw.closed.Load(); p != nil && lw.err == nil {
-		lw.err = *p
-	}
-	if lw.err == nil {
-		_, lw.err = lw.bw.Write(b)
-		if lw.err == nil {
-			if lw.waiting.Load() == 0 {
-				lw.dirty.Store(false)
-				lw.err = lw.bw.Flush()
-			} else {
-				lw.dirty.Store(true)
-			}
+// send queues the line in *bp, or writes it when no write is in progress
+// (and flush is set). It takes bp over.
+func (lw *lineWriter) send(ctx context.Context, bp *[]byte, flush bool) error {
+	n := len(*bp)
+	lw.mu.Lock()
+	for {
+		if lw.err != nil {
+			err := lw.err
+			lw.mu.Unlock()
+			putBuf(bp)
+			return err
 		}
+		if p := lw.closed.Load(); p != nil {
+			lw.mu.Unlock()
+			putBuf(bp)
+			return *p
+		}
+		if !lw.flushing || lw.queued == 0 || lw.queued+n <= maxQueued {
+			break
+		}
+		if lw.room == nil {
+			lw.room = make(chan struct{})
+		}
+		room := lw.room
+		lw.mu.Unlock()
+		select {
+		case <-room:
+		case <-lw.closedCh:
+		case <-ctx.Done():
+			putBuf(bp)
+			return ctx.Err()
+		}
+		lw.mu.Lock()
 	}
-	err := lw.err
-	<-lw.lock
-	lw.flushIfIdle()
-	return err
+	if lw.flushing || !flush {
+		lw.enqueue(bp)
+		if !lw.flushing {
+			lw.unsent.Store(true)
+		}
+		lw.mu.Unlock()
+		return nil
+	}
+	lw.flushing = true
+	lw.enqueue(bp) // after the lines writeBuffered left, if any
+	batch := lw.takeQueue()
+	lw.mu.Unlock()
+	return lw.drain(batch)
 }
 
-// flushIfIdle flushes what a writer left buffered for one queued behind it
-// that then gave up. Every holder of the lock checks again after letting
-// go of it, so a buffered line is never stranded: if the lock is taken,
-// its holder will.
-func (lw *lineWriter) flushIfIdle() {
-	for lw.dirty.Load() && lw.waiting.Load() == 0 {
-		select {
-		case lw.lock <- struct{}{}:
-		default:
+// enqueue adds a line to the queue; the caller holds mu.
+func (lw *lineWriter) enqueue(bp *[]byte) {
+	lw.queued += len(*bp)
+	if k := len(lw.queue); k > 0 && len(*bp) < bigLine {
+		if last := lw.queue[k-1]; len(*last) < bigLine {
+			*last = append(*last, *bp...)
+			putBuf(bp)
 			return
 		}
-		if lw.waiting.Load() == 0 && lw.dirty.Load() {
-			lw.dirty.Store(false)
-			if lw.err == nil {
-				lw.err = lw.bw.Flush()
-			}
-		}
-		<-lw.lock
 	}
+	lw.queue = append(lw.queue, bp)
+}
+
+// takeQueue hands the queue to the flusher; the caller holds mu.
+func (lw *lineWriter) takeQueue() []*[]byte {
+	q := lw.queue
+	lw.queue, lw.spare = lw.spare[:0], nil
+	lw.queued = 0
+	lw.unsent.Store(false)
+	if lw.room != nil {
+		close(lw.room)
+		lw.room = nil
+	}
+	return q
+}
+
+// drain is the flusher's loop: it writes batch, then what was queued
+// meanwhile, until nothing is left.
+func (lw *lineWriter) drain(batch []*[]byte) error {
+	for {
+		var err error
+		for i, bp := range batch {
+			if err == nil {
+				_, err = lw.w.Write(*bp)
+			}
+			putBuf(bp)
+			batch[i] = nil
+		}
+		lw.mu.Lock()
+		lw.spare = batch[:0]
+		if err != nil {
+			lw.err = err
+			for _, bp := range lw.queue {
+				putBuf(bp)
+			}
+			lw.queue, lw.queued = nil, 0
+		}
+		if err != nil || len(lw.queue) == 0 {
+			lw.flushing = false
+			if lw.room != nil {
+				close(lw.room)
+				lw.room = nil
+			}
+			lw.mu.Unlock()
+			return err
+		}
+		batch = lw.takeQueue()
+		lw.mu.Unlock()
+	}
+}
+
+// flushDeferred sends what writeBuffered queued, unless a flusher is at
+// work, which sends it.
+func (lw *lineWriter) flushDeferred() {
+	if !lw.unsent.Load() {
+		return
+	}
+	lw.mu.Lock()
+	if lw.flushing || lw.err != nil || len(lw.queue) == 0 {
+		lw.mu.Unlock()
+		return
+	}
+	lw.flushing = true
+	batch := lw.takeQueue()
+	lw.mu.Unlock()
+	lw.drain(batch)
 }
 
 // close makes every later write fail with err. It does not wait for a
 // write in progress, which may be stuck on a pipe nobody reads: the
 // caller unblocks that one, if it can, by closing the file.
 func (lw *lineWriter) close(err error) {
-	lw.closed.CompareAndSwap(nil, &err)
+	if lw.closed.CompareAndSwap(nil, &err) {
+		close(lw.closedCh)
+	}
 }
 
 // oneLine replaces the newlines of b, which can only be insignificant

@@ -139,27 +139,39 @@ func TestLineWriterStickyError(t *testing.T) {
 	}
 }
 
-func TestLineWriterQueuedWriterHonoursContext(t *testing.T) {
+func TestLineWriterWaitsForRoom(t *testing.T) {
 	pr, pw := io.Pipe()
 	lw := newLineWriter(pw)
 	first := make(chan error)
 	go func() { first <- lw.write(context.Background(), &jsonrpc.Message{Method: "first"}) }()
-	// The first write is stuck in the pipe until it is read; wait until
-	// it holds the lock.
-	for len(lw.lock) == 0 {
+	// The first write is stuck in the pipe until it is read.
+	for !lw.isFlushing() {
 		time.Sleep(time.Millisecond)
 	}
+	// Lines queue behind it without waiting, up to maxQueued.
+	if err := lw.write(context.Background(), &jsonrpc.Message{Method: "second"}); err != nil {
+		t.Fatalf("queued write: %v", err)
+	}
+	big := &jsonrpc.Message{Method: "third", Body: map[string]string{"p": strings.Repeat("x", maxQueued)}}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
-	if err := lw.write(ctx, &jsonrpc.Message{Method: "second"}); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("queued write: %v, want deadline exceeded", err)
+	if err := lw.write(ctx, big); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("write over the queue's bound: %v, want deadline exceeded", err)
 	}
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil || !strings.Contains(line, "first") {
-		t.Errorf("read %q, %v", line, err)
+	third := make(chan error)
+	go func() { third <- lw.write(context.Background(), big) }()
+	br := bufio.NewReaderSize(pr, 4<<20)
+	for _, want := range []string{"first", "second", "third"} {
+		line, err := br.ReadString('\n')
+		if err != nil || !strings.Contains(line, `"method":"`+want+`"`) {
+			t.Fatalf("read %.40q, %v; want %s", line, err, want)
+		}
 	}
 	if err := <-first; err != nil {
 		t.Errorf("first write: %v", err)
+	}
+	if err := <-third; err != nil {
+		t.Errorf("third write: %v", err)
 	}
 	lw.close(ErrClosed)
 	if err := lw.write(context.Background(), &jsonrpc.Message{Method: "m"}); err != ErrClosed {
@@ -167,40 +179,62 @@ func TestLineWriterQueuedWriterHonoursContext(t *testing.T) {
 	}
 }
 
-// A writer that leaves its line buffered for the one queued behind it
-// must not strand it when that one gives up.
-func TestLineWriterGiveUpFlushes(t *testing.T) {
-	t.Run("waiter gives up after the holder left", func(t *testing.T) {
-		var out strings.Builder
-		lw := newLineWriter(&out)
-		lw.waiting.Add(1) // someone is queued: the write below leaves its line buffered
-		if err := lw.write(context.Background(), &jsonrpc.Message{Method: "a"}); err != nil {
-			t.Fatal(err)
+func (lw *lineWriter) isFlushing() bool {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	return lw.flushing
+}
+
+func TestLineWriterCloseReleasesWaiter(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pr.Close()
+	lw := newLineWriter(pw)
+	go lw.write(context.Background(), &jsonrpc.Message{Method: "stuck"})
+	for !lw.isFlushing() {
+		time.Sleep(time.Millisecond)
+	}
+	lw.write(context.Background(), &jsonrpc.Message{Method: "queued"})
+	waiting := make(chan error)
+	go func() {
+		waiting <- lw.write(context.Background(), &jsonrpc.Message{Method: "m", Body: strings.Repeat("x", maxQueued)})
+	}()
+	time.Sleep(10 * time.Millisecond)
+	lw.close(ErrClosed)
+	select {
+	case err := <-waiting:
+		if err != ErrClosed {
+			t.Errorf("waiting write: %v, want ErrClosed", err)
 		}
-		if out.Len() != 0 {
-			t.Fatalf("flushed %q with a writer queued", out.String())
-		}
-		lw.waiting.Add(-1) // ... who gives up
-		lw.flushIfIdle()
-		if !strings.Contains(out.String(), `"a"`) {
-			t.Errorf("line stranded in the buffer")
-		}
-	})
-	t.Run("waiter gives up while the holder is still there", func(t *testing.T) {
-		var out strings.Builder
-		lw := newLineWriter(&out)
-		lw.lock <- struct{}{} // the test holds the lock, having seen a writer queued
-		lw.bw.WriteString("line a\n")
-		lw.dirty.Store(true)
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
-		defer cancel()
-		if err := lw.write(ctx, &jsonrpc.Message{Method: "b"}); !errors.Is(err, context.DeadlineExceeded) {
-			t.Fatalf("queued write: %v", err)
-		}
-		<-lw.lock
-		lw.flushIfIdle() // as writeLine does on its way out
-		if out.String() != "line a\n" {
-			t.Errorf("got %q, want the holder's line flushed", out.String())
-		}
-	})
+	case <-time.After(5 * time.Second):
+		t.Fatal("a writer waiting for room was not released by close")
+	}
+}
+
+// Lines that writeBuffered leaves queued go out with the next write, or
+// when the reader is about to wait.
+func TestLineWriterBuffered(t *testing.T) {
+	var out strings.Builder
+	lw := newLineWriter(&out)
+	ctx := context.Background()
+	lw.writeBuffered(ctx, &jsonrpc.Message{Method: "a"})
+	lw.writeBuffered(ctx, &jsonrpc.Message{Method: "b"})
+	if out.Len() != 0 {
+		t.Fatalf("sent %q before a flush", out.String())
+	}
+	lw.write(ctx, &jsonrpc.Message{Method: "c"})
+	want := `{"jsonrpc":"2.0","method":"a"}` + "\n" + `{"jsonrpc":"2.0","method":"b"}` + "\n" + `{"jsonrpc":"2.0","method":"c"}` + "\n"
+	if out.String() != want {
+		t.Fatalf("got %q, want %q", out.String(), want)
+	}
+	out.Reset()
+	lw.writeBuffered(ctx, &jsonrpc.Message{Method: "d"})
+	lw.flushDeferred()
+	if out.String() != `{"jsonrpc":"2.0","method":"d"}`+"\n" {
+		t.Errorf("flushDeferred sent %q", out.String())
+	}
+	out.Reset()
+	lw.flushDeferred()
+	if out.Len() != 0 {
+		t.Errorf("a second flushDeferred sent %q", out.String())
+	}
 }
