@@ -71,8 +71,13 @@ func (c *Client) call(ctx context.Context, method string, user protocol.Meta, bu
 	}
 	onProgress, _ := ctx.Value(progressKey{}).(func(*protocol.ProgressParams))
 	meta := wireMeta{c: c, user: user}
-	if to.idle <= 0 && to.max <= 0 && onProgress == nil && c.opts.OnProgress == nil {
-		return c.conn.Call(ctx, method, build(meta))
+	if to.idle <= 0 && onProgress == nil && c.opts.OnProgress == nil {
+		if to.max <= 0 {
+			return c.conn.Call(ctx, method, build(meta))
+		}
+		// No progress to follow: the connection's reusable timers bound
+		// the call, at less cost than a context with a deadline.
+		return c.conn.CallTimeout(ctx, method, build(meta), to.max, &TimeoutError{Method: method, After: to.max})
 	}
 
 	var cancel context.CancelCauseFunc

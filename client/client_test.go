@@ -262,6 +262,12 @@ func TestProgressAndTimeouts(t *testing.T) {
 		if !errors.As(err, &te) || te.Idle {
 			t.Errorf("%s: max timeout: %v", version, err)
 		}
+		// A maximum alone (no progress to follow) takes the connection's
+		// reusable timers.
+		_, err = c.Call(client.WithTimeout(ctx, 0, 50*time.Millisecond), "block", nil)
+		if !errors.As(err, &te) || te.Idle || te.After != 50*time.Millisecond || !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("%s: max timeout alone: %v", version, err)
+		}
 	}
 }
 

@@ -54,7 +54,12 @@ func run() int {
 		} else {
 			t = &streamable.Transport{URL: f.URL}
 		}
-		c, err := client.Connect(ctx, t, &client.Options{Info: protocol.Implementation{Name: "bench-ferry-client", Version: "0"}})
+		// The harness's per-call timeout is ferry's MaxRequestTimeout,
+		// which costs no context and no new timer per call.
+		c, err := client.Connect(ctx, t, &client.Options{
+			Info:              protocol.Implementation{Name: "bench-ferry-client", Version: "0"},
+			MaxRequestTimeout: f.CallTimeout,
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -62,11 +67,8 @@ func run() int {
 		if cmdStream != nil {
 			conn.ServerPID = cmdStream.Pid()
 		}
-		timeout := f.CallTimeout
 		conn.Call = func(ctx context.Context, worker int, msg []byte) (bool, error) {
-			cctx, cancel := context.WithTimeout(ctx, timeout)
-			defer cancel()
-			r, err := c.Call(cctx, "echo", &echoArgs{Message: string(msg)})
+			r, err := c.Call(ctx, "echo", &echoArgs{Message: string(msg)})
 			if err != nil {
 				if errors.Is(err, jsonrpc.ErrClosed) {
 					return false, fmt.Errorf("%w: %v", harness.ErrFatal, err)
