@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 
+	"github.com/ferrymcp/ferry/internal/rawbuf"
 	"github.com/ferrymcp/ferry/jsonrpc"
 )
 
@@ -118,7 +119,7 @@ func (lr *lineReader) next() ([]byte, error) {
 			if need := 2 * partial; need > size {
 				size = min(need, limit+1)
 			}
-			nb := make([]byte, size)
+			nb := rawbuf.Make(size) // read into before it is looked at
 			copy(nb, lr.buf[lr.start:lr.end])
 			lr.buf, lr.start, lr.scan, lr.end = nb, 0, partial, partial
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ferrymcp/ferry/internal/mcpheader"
+	"github.com/ferrymcp/ferry/internal/rawbuf"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/transport/sse"
@@ -476,12 +477,12 @@ func readBody(r io.Reader, length int64, max int) ([]byte, error) {
 	if length < 0 || length > int64(max) {
 		return io.ReadAll(io.LimitReader(r, int64(max)+1))
 	}
-	b := make([]byte, length)
+	b := rawbuf.Make(int(length))
 	n, err := io.ReadFull(r, b)
 	if err == io.ErrUnexpectedEOF || err == io.EOF {
-		return b[:n], nil
+		err = nil
 	}
-	return b, err
+	return b[:n], err
 }
 
 // cancelled answers a call whose context ended during its round trip.
