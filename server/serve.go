@@ -34,6 +34,7 @@ func (s *Server) Connect(ctx context.Context, stream jsonrpc.Stream) *jsonrpc.Co
 // session of the connection, whose ID is id.
 func (s *Server) ConnectSession(ctx context.Context, stream jsonrpc.Stream, id string) (*jsonrpc.Conn, *Session) {
 	in := &inputEnd{Stream: stream, ended: make(chan struct{})}
+	in.batcher, _ = stream.(jsonrpc.Batcher)
 	h := &connHandler{server: s, ready: make(chan struct{}), inputEnded: in.ended}
 	conn := jsonrpc.NewConn(ctx, in, &jsonrpc.ConnOptions{
 		Handler:        h,
@@ -76,8 +77,19 @@ func (h *connHandler) Handle(ctx context.Context, m *jsonrpc.Message) (any, erro
 // which would otherwise hold the connection open for the whole drain.
 type inputEnd struct {
 	jsonrpc.Stream
-	once  sync.Once
-	ended chan struct{}
+	batcher jsonrpc.Batcher // the stream, when it batches answers
+	once    sync.Once
+	ended   chan struct{}
+}
+
+// Buffered and WriteBuffered pass on the stream's [jsonrpc.Batcher].
+func (s *inputEnd) Buffered() bool { return s.batcher != nil && s.batcher.Buffered() }
+
+func (s *inputEnd) WriteBuffered(ctx context.Context, m *jsonrpc.Message) error {
+	if s.batcher == nil {
+		return s.Stream.Write(ctx, m)
+	}
+	return s.batcher.WriteBuffered(ctx, m)
 }
 
 // Unwrap returns the stream underneath, for the optional interfaces a

@@ -1,0 +1,80 @@
+package server_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+
+	"github.com/ferrymcp/ferry/jsonrpc"
+	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/server"
+	"github.com/ferrymcp/ferry/transport/stdio"
+)
+
+type writeLog struct {
+	mu     sync.Mutex
+	writes []string
+}
+
+func (w *writeLog) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.writes = append(w.writes, string(p))
+	return len(p), nil
+}
+
+func (w *writeLog) take() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	got := w.writes
+	w.writes = nil
+	return got
+}
+
+// Tool calls that arrive together over stdio are answered in one write.
+func TestStdioAnswersBatched(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := server.New(protocol.Implementation{Name: "batch", Version: "1"}, nil)
+		server.AddTool(s, &protocol.Tool{Name: "echo"}, func(ctx context.Context, req *server.Request, in struct {
+			Message string `json:"message"`
+		}) (string, error) {
+			return in.Message, nil
+		})
+		in, feed := net.Pipe()
+		out := &writeLog{}
+		done := make(chan error)
+		go func() { done <- s.Run(context.Background(), stdio.NewServerStream(in, out, jsonrpc.Limits{})) }()
+		send := func(lines ...string) {
+			if _, err := feed.Write([]byte(strings.Join(lines, "\n") + "\n")); err != nil {
+				t.Fatal(err)
+			}
+			synctest.Wait()
+		}
+		send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+		send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		out.take()
+		var calls []string
+		for i := 1; i <= 3; i++ {
+			calls = append(calls, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"message":"m%d"}}}`, i, i))
+		}
+		send(calls...)
+		got := out.take()
+		if len(got) != 1 || strings.Count(got[0], "\n") != 3 {
+			t.Fatalf("3 answers written as %q, want one write", got)
+		}
+		for i := 1; i <= 3; i++ {
+			if !strings.Contains(got[0], fmt.Sprintf(`"id":%d,"result":{"content":[{"type":"text","text":"m%d"}]}`, i, i)) {
+				t.Errorf("answer %d missing from %s", i, got[0])
+			}
+		}
+		feed.Close()
+		if err := <-done; !errors.Is(err, jsonrpc.ErrClosed) {
+			t.Errorf("Run: %v, want the peer's close", err)
+		}
+	})
+}
