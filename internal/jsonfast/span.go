@@ -14,26 +14,31 @@ import (
 // unterminated string) gives ok false, and the caller takes its own
 // byte-by-byte path, which also says what is wrong.
 //
-// The quote and the backslash are found with bytes.IndexByte (vector
-// instructions), and the rest is checked eight bytes at a time, so a long
-// plain string costs a fraction of a byte-by-byte scan.
+// Plain ASCII is skipped 32 bytes at a time (vector instructions, see
+// plainPrefix), so that a plain string costs one pass over its bytes; past
+// the first byte that needs a look, the quote and the backslash are found
+// with bytes.IndexByte and the rest is checked eight bytes at a time.
 func StringEnd(b []byte, i int) (end int, escaped, ascii, ok bool) {
 	start := i + 1
-	j := bytes.IndexByte(b[start:], '"')
-	if j < 0 {
+	j := start + plainPrefix(b[start:])
+	if j < len(b) && b[j] == '"' {
+		return j + 1, false, true, true // the common case: plain ASCII
+	}
+	q := bytes.IndexByte(b[j:], '"')
+	if q < 0 {
 		return -1, false, false, false
 	}
-	seg := b[start : start+j]
+	seg := b[j : j+q]
 	if bytes.IndexByte(seg, '\\') >= 0 {
 		// The quote found may be escaped: walk the escapes.
-		end, ok := escapedEnd(b, start)
+		end, ok := escapedEnd(b, j)
 		return end, true, false, ok
 	}
 	ok, ascii = clean(seg)
 	if !ok {
 		return -1, false, false, false
 	}
-	return start + j + 1, false, ascii, true
+	return j + q + 1, false, ascii, true
 }
 
 // TrustedStringEnd is StringEnd for input already validated strictly
@@ -41,15 +46,19 @@ func StringEnd(b []byte, i int) (end int, escaped, ascii, ok bool) {
 // the text again.
 func TrustedStringEnd(b []byte, i int) (end int, escaped, ok bool) {
 	start := i + 1
-	j := bytes.IndexByte(b[start:], '"')
-	if j < 0 {
+	j := start + plainPrefix(b[start:])
+	if j < len(b) && b[j] == '"' {
+		return j + 1, false, true
+	}
+	q := bytes.IndexByte(b[j:], '"')
+	if q < 0 {
 		return -1, false, false
 	}
-	if bytes.IndexByte(b[start:start+j], '\\') >= 0 {
-		end, ok := escapedEnd(b, start)
+	if bytes.IndexByte(b[j:j+q], '\\') >= 0 {
+		end, ok := escapedEnd(b, j)
 		return end, true, ok
 	}
-	return start + j + 1, false, true
+	return j + q + 1, false, true
 }
 
 // escapedEnd finds the end of a string with escapes, checking the text
@@ -129,6 +138,10 @@ func cleanSlow(s []byte) (ok, ascii bool) {
 // CleanString reports whether s needs no escaping in JSON: no quote, no
 // backslash, no control character, valid UTF-8.
 func CleanString(s []byte) bool {
+	s = s[plainPrefix(s):]
+	if len(s) == 0 {
+		return true
+	}
 	if bytes.IndexByte(s, '"') >= 0 || bytes.IndexByte(s, '\\') >= 0 {
 		return false
 	}

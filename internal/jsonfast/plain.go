@@ -1,0 +1,29 @@
+package jsonfast
+
+import "encoding/binary"
+
+// plainPrefix returns the length of the longest prefix of b that holds
+// no byte needing attention in a JSON string: no quote, no backslash, no
+// control character, no non-ASCII byte. It is the first pass over every
+// string decoded or quoted: for the plain ASCII text that makes up most
+// large payloads it is the only one.
+func plainPrefix(b []byte) int {
+	i := plainPrefixVector(b) // whole 32-byte blocks, where the CPU can
+	return i + plainPrefixWords(b[i:])
+}
+
+// plainPrefixWords is plainPrefix eight bytes at a time.
+func plainPrefixWords(b []byte) int {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		if !plain(binary.LittleEndian.Uint64(b[i:])) {
+			break
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+			return i
+		}
+	}
+	return i
+}

@@ -1,0 +1,5 @@
+//go:build !amd64
+
+package jsonfast
+
+func plainPrefixVector(b []byte) int { return 0 }

@@ -1,0 +1,76 @@
+package jsonfast
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+func plainPrefixRef(b []byte) int {
+	for i, c := range b {
+		if c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+			return i
+		}
+	}
+	return len(b)
+}
+
+// Every byte value, at every position of strings of every length around
+// the vector block sizes.
+func TestPlainPrefix(t *testing.T) {
+	for n := 0; n <= 200; n++ {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = 'a' + byte(i%26)
+		}
+		if got := plainPrefix(b); got != n {
+			t.Fatalf("plain string of %d: plainPrefix = %d", n, got)
+		}
+		for pos := 0; pos < n; pos++ {
+			for c := 0; c < 256; c++ {
+				old := b[pos]
+				b[pos] = byte(c)
+				if got, want := plainPrefix(b), plainPrefixRef(b); got != want {
+					t.Fatalf("len %d, byte %#x at %d: plainPrefix = %d, want %d", n, c, pos, got, want)
+				}
+				b[pos] = old
+			}
+		}
+	}
+}
+
+func FuzzPlainPrefix(f *testing.F) {
+	f.Add([]byte(`hello "world"`))
+	f.Add([]byte("0123456789abcdef0123456789abcdef0123456789abcdef\x01"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := plainPrefix(b), plainPrefixRef(b); got != want {
+			t.Fatalf("plainPrefix(%q) = %d, want %d", b, got, want)
+		}
+	})
+}
+
+func BenchmarkPlainPrefix64K(b *testing.B) {
+	s := make([]byte, 64<<10)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range s {
+		s[i] = byte('a' + r.IntN(26))
+	}
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		if plainPrefix(s) != len(s) {
+			b.Fatal("not plain")
+		}
+	}
+}
+
+func BenchmarkCleanString64K(b *testing.B) {
+	s := make([]byte, 64<<10)
+	for i := range s {
+		s[i] = byte('a' + i%26)
+	}
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		if !CleanString(s) {
+			b.Fatal("not clean")
+		}
+	}
+}
