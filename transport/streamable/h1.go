@@ -40,9 +40,11 @@ type h1Client struct {
 // MaxIdleConnsPerHost does.
 const maxIdleH1 = 64
 
-// h1ReadBuffer sizes each connection's read buffer: a typical answer is
-// read in one piece.
-const h1ReadBuffer = 64 << 10
+// h1ReadBuffer sizes each connection's read buffer: the head and a small
+// answer come in one read, while the rest of a large body is read
+// straight into the body's own buffer (bufio reads around an empty buffer
+// into a larger destination) rather than copied out of this one.
+const h1ReadBuffer = 4 << 10
 
 // newH1Client returns the client for endpoint, or nil when the endpoint
 // needs what only net/http has (TLS, a proxy, credentials in the URL).
