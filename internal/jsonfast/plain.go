@@ -8,7 +8,7 @@ import "encoding/binary"
 // string decoded or quoted: for the plain ASCII text that makes up most
 // large payloads it is the only one.
 func plainPrefix(b []byte) int {
-	i := plainPrefixVector(b) // whole 32-byte blocks, where the CPU can
+	i := plainPrefixVector(b) // whole 16-byte blocks, where the CPU can
 	return i + plainPrefixWords(b[i:])
 }
 

@@ -1,20 +1,19 @@
 package jsonfast
 
-import "golang.org/x/sys/cpu"
+// vectorPlain is turned off by tests of the portable path.
+var vectorPlain = true
 
-var hasAVX2 = cpu.X86.HasAVX2
-
-// plainPrefixVector returns how many whole 32-byte blocks at the start of
-// b are plain, times 32, or where in the first block that is not the
+// plainPrefixVector returns how many whole 16-byte blocks at the start of
+// b are plain, times 16, or where in the first block that is not the
 // first byte that is not plain lies.
 func plainPrefixVector(b []byte) int {
-	if !hasAVX2 || len(b) < 32 {
+	if !vectorPlain || len(b) < 16 {
 		return 0
 	}
-	return plainPrefixAVX2(b)
+	return plainPrefixSSE2(b)
 }
 
-// plainPrefixAVX2 is implemented in plain_amd64.s.
+// plainPrefixSSE2 is implemented in plain_amd64.s.
 //
 //go:noescape
-func plainPrefixAVX2(b []byte) int
+func plainPrefixSSE2(b []byte) int

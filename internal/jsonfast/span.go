@@ -14,7 +14,7 @@ import (
 // unterminated string) gives ok false, and the caller takes its own
 // byte-by-byte path, which also says what is wrong.
 //
-// Plain ASCII is skipped 32 bytes at a time (vector instructions, see
+// Plain ASCII is skipped 16 bytes at a time (vector instructions, see
 // plainPrefix), so that a plain string costs one pass over its bytes; past
 // the first byte that needs a look, the quote and the backslash are found
 // with bytes.IndexByte and the rest is checked eight bytes at a time.
