@@ -97,6 +97,10 @@ func (lw *lineWriter) encode(ctx context.Context, m *jsonrpc.Message, flush bool
 // (and flush is set). It takes bp over.
 func (lw *lineWriter) send(ctx context.Context, bp *[]byte, flush bool) error {
 	n := len(*bp)
+	// Batching spares system calls for small lines; a big one is sent at
+	// once, so that answers waiting for their batch do not pile up in
+	// memory.
+	flush = flush || n >= bigLine
 	lw.mu.Lock()
 	for {
 		if lw.err != nil {
