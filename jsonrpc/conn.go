@@ -91,7 +91,7 @@ type Conn struct {
 	sem    chan struct{}
 
 	mu       sync.Mutex
-	pending  map[ID]chan *Message
+	pending  map[ID]pendingCall
 	incoming map[ID]*incoming
 	queue    []*incoming // requests waiting for a slot, at most 4×MaxInFlight
 	closeErr error
@@ -111,7 +111,7 @@ type Conn struct {
 	workers    sync.WaitGroup
 	batcher    Batcher // the stream, when it batches answers
 	turn       turnGuard
-	timers     sync.Pool // of stopped *time.Timer, for CallTimeout
+	deadlines  deadlines // of calls made with CallTimeout; guarded by mu
 	closeOnce  sync.Once
 }
 
@@ -203,7 +203,7 @@ type notificationKey struct{}
 func NewConn(ctx context.Context, stream Stream, opts *ConnOptions) *Conn {
 	c := &Conn{
 		stream:     stream,
-		pending:    make(map[ID]chan *Message),
+		pending:    make(map[ID]pendingCall),
 		incoming:   make(map[ID]*incoming),
 		done:       make(chan struct{}),
 		readerDone: make(chan struct{}),
@@ -216,6 +216,7 @@ func NewConn(ctx context.Context, stream Stream, opts *ConnOptions) *Conn {
 		c.opts = *opts
 	}
 	c.handler = c.opts.Handler
+	c.deadlines.epoch = time.Now()
 	c.batcher, _ = stream.(Batcher)
 	if c.handler == nil {
 		c.handler = HandlerFunc(func(ctx context.Context, m *Message) (any, error) {
@@ -291,6 +292,12 @@ func (c *Conn) closeWith(reason error) {
 		for _, in := range c.incoming {
 			running = append(running, in)
 		}
+		// Calls waiting for answers fail.
+		for id, p := range c.pending {
+			delete(c.pending, id)
+			p.ch <- &c.deadlines.closed
+		}
+		c.deadlines.stop()
 		c.mu.Unlock()
 		// Done first: a handler woken by its cancellation then finds the
 		// connection closed and sends nothing.
@@ -421,7 +428,7 @@ func (c *Conn) invalid(de *DecodeError) {
 	// requests.
 	if de.ID.IsValid() && !de.request {
 		c.mu.Lock()
-		ch, ok := c.pending[de.ID]
+		p, ok := c.pending[de.ID]
 		if ok {
 			delete(c.pending, de.ID)
 		}
@@ -429,7 +436,7 @@ func (c *Conn) invalid(de *DecodeError) {
 		if ok {
 			// The answer to one of our calls was malformed: the call fails
 			// with the reason instead of waiting forever.
-			ch <- &Message{ID: de.ID, Error: &Error{Code: de.Err.Code, Message: "invalid response: " + de.Err.Message}}
+			p.ch <- &Message{ID: de.ID, Error: &Error{Code: de.Err.Code, Message: "invalid response: " + de.Err.Message}}
 			return
 		}
 	}
@@ -441,7 +448,7 @@ func (c *Conn) invalid(de *DecodeError) {
 
 func (c *Conn) deliver(m *Message) {
 	c.mu.Lock()
-	ch, ok := c.pending[m.ID]
+	p, ok := c.pending[m.ID]
 	if ok {
 		delete(c.pending, m.ID)
 	}
@@ -450,7 +457,7 @@ func (c *Conn) deliver(m *Message) {
 		c.log.Debug("jsonrpc: response to no pending call", "id", m.ID.String())
 		return
 	}
-	ch <- m
+	p.ch <- m
 }
 
 type cancelledParams struct {
@@ -775,21 +782,27 @@ func (c *Conn) Call(ctx context.Context, method string, params any) (*Message, e
 // CallTimeout returns timeoutErr (which should wrap
 // context.DeadlineExceeded). It costs less than a context with a
 // deadline, whose timer, context and cancellation are made anew for every
-// call: the connection reuses its timers.
+// call: the connection keeps one timer for all its calls' deadlines.
 func (c *Conn) CallTimeout(ctx context.Context, method string, params any, d time.Duration, timeoutErr error) (*Message, error) {
 	return c.call(ctx, method, params, d, timeoutErr)
 }
 
 func (c *Conn) call(ctx context.Context, method string, params any, d time.Duration, timeoutErr error) (*Message, error) {
 	id := Int64ID(c.nextID.Add(1))
-	ch := make(chan *Message, 1)
+	p := pendingCall{ch: make(chan *Message, 1)}
+	if d > 0 {
+		p.deadline = c.deadlines.after(d)
+	}
 	c.mu.Lock()
 	if c.closeErr != nil {
 		err := c.closeErr
 		c.mu.Unlock()
 		return nil, err
 	}
-	c.pending[id] = ch
+	c.pending[id] = p
+	if d > 0 {
+		c.deadlines.add(p.deadline, c.expireCalls)
+	}
 	c.mu.Unlock()
 	if hook, ok := ctx.Value(idHookKey{}).(func(ID)); ok {
 		hook(id)
@@ -837,43 +850,27 @@ func (c *Conn) call(ctx context.Context, method string, params any, d time.Durat
 		in.startCall()
 		defer in.endCall()
 	}
-	var expired <-chan time.Time
-	if d > 0 {
-		t := c.timer(d)
-		defer c.timers.Put(t)
-		defer t.Stop()
-		expired = t.C
-	}
-	select {
-	case r := <-ch:
-		if r.Error != nil {
-			return r, r.Error
-		}
-		return r, nil
-	case <-ctx.Done():
-		return nil, c.abandon(ctx, id, context.Cause(ctx))
-	case <-expired:
-		return nil, c.abandon(ctx, id, timeoutErr)
-	case <-c.done:
+	// Whatever ends the call (its answer, its deadline, the connection's
+	// close) comes on p.ch, so that only the context needs another case.
+	var r *Message
+	if done := ctx.Done(); done == nil {
+		r = <-p.ch
+	} else {
 		select {
-		case r := <-ch: // answered just before the close
-			if r.Error != nil {
-				return r, r.Error
-			}
-			return r, nil
-		default:
+		case r = <-p.ch:
+		case <-done:
+			return nil, c.abandon(ctx, id, context.Cause(ctx))
 		}
+	}
+	switch {
+	case r == &c.deadlines.expired:
+		return nil, c.abandon(ctx, id, timeoutErr)
+	case r == &c.deadlines.closed:
 		return nil, c.Err()
+	case r.Error != nil:
+		return r, r.Error
 	}
-}
-
-// timer returns a timer, reused across calls, set to fire after d.
-func (c *Conn) timer(d time.Duration) *time.Timer {
-	if t, ok := c.timers.Get().(*time.Timer); ok {
-		t.Reset(d)
-		return t
-	}
-	return time.NewTimer(d)
+	return r, nil
 }
 
 // abandon gives up waiting for the answer to call id, and tells the peer.

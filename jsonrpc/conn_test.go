@@ -1326,3 +1326,48 @@ func TestCallTimeout(t *testing.T) {
 		}
 	})
 }
+
+// Calls with different deadlines share the connection's one timer: each
+// fails at its own deadline, whatever the order they were made in.
+func TestCallTimeoutDeadlines(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		client, _ := pair(t, nil, handle(func(ctx context.Context, m *Message) (any, error) {
+			if m.IsNotification() {
+				return nil, nil
+			}
+			if m.Method == "answer-at-4s" {
+				time.Sleep(4 * time.Second)
+				return "ok", nil
+			}
+			<-ctx.Done()
+			return nil, nil
+		}))
+		ctx := context.Background()
+		errSlow := fmt.Errorf("too slow: %w", context.DeadlineExceeded)
+		start := time.Now()
+		var wg sync.WaitGroup
+		for _, d := range []time.Duration{3 * time.Second, time.Second, 2 * time.Second} {
+			wg.Go(func() {
+				_, err := client.CallTimeout(ctx, "block", nil, d, errSlow)
+				if err != errSlow || time.Since(start) != d {
+					t.Errorf("%v call: %v after %v", d, err, time.Since(start))
+				}
+			})
+		}
+		wg.Go(func() {
+			r, err := client.CallTimeout(ctx, "answer-at-4s", nil, 5*time.Second, errSlow)
+			// The server may start it late by its reading turn's guard.
+			late := time.Since(start) - 4*time.Second
+			if err != nil || string(r.Result) != `"ok"` || late < 0 || late > 2*turnTick {
+				t.Errorf("answered call: %v %v after %v", r, err, time.Since(start))
+			}
+		})
+		wg.Wait()
+		// Long after, a call with a short deadline still gets it exactly.
+		time.Sleep(time.Minute)
+		start = time.Now()
+		if _, err := client.CallTimeout(ctx, "block", nil, 10*time.Millisecond, errSlow); err != errSlow || time.Since(start) != 10*time.Millisecond {
+			t.Errorf("late call: %v after %v", err, time.Since(start))
+		}
+	})
+}

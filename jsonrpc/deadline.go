@@ -1,0 +1,78 @@
+package jsonrpc
+
+import "time"
+
+// pendingCall is an outgoing call waiting for its answer. Exactly one
+// message is sent on ch, by whoever removes the call from Conn.pending:
+// the answer, or one of the markers of deadlines.
+type pendingCall struct {
+	ch       chan *Message
+	deadline time.Duration // on the deadlines clock; 0: none
+}
+
+// deadlines bounds the calls made with [Conn.CallTimeout] with one timer
+// per connection rather than one per call: the timer is set for the
+// earliest deadline, and a call whose deadline comes later (the usual
+// case, as calls share a timeout) costs no timer operation at all. When
+// it fires, the timer fails the calls whose time is up and is set again
+// for the earliest left. Its fields are guarded by Conn.mu.
+type deadlines struct {
+	epoch time.Time // the clock's zero (monotonic), set by NewConn
+	timer *time.Timer
+	next  time.Duration // what timer is set for; 0: not set
+
+	// Markers sent on a pendingCall's ch in place of an answer.
+	expired, closed Message
+}
+
+// after returns the deadline d from now.
+func (dl *deadlines) after(d time.Duration) time.Duration {
+	return time.Since(dl.epoch) + d
+}
+
+// add makes sure the timer fires by deadline, calling expire.
+func (dl *deadlines) add(deadline time.Duration, expire func()) {
+	if dl.next != 0 && dl.next <= deadline {
+		return
+	}
+	dl.next = deadline
+	wait := deadline - time.Since(dl.epoch)
+	if dl.timer == nil {
+		dl.timer = time.AfterFunc(wait, expire)
+	} else {
+		dl.timer.Reset(wait)
+	}
+}
+
+func (dl *deadlines) stop() {
+	if dl.timer != nil {
+		dl.timer.Stop()
+	}
+	dl.next = 0
+}
+
+// expireCalls is the deadline timer's: it fails the calls whose time is
+// up and sets the timer for the earliest deadline left.
+func (c *Conn) expireCalls() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	dl := &c.deadlines
+	now := time.Since(dl.epoch)
+	dl.next = 0
+	if c.closeErr != nil {
+		return
+	}
+	for id, p := range c.pending {
+		switch {
+		case p.deadline == 0:
+		case p.deadline <= now:
+			delete(c.pending, id)
+			p.ch <- &dl.expired
+		case dl.next == 0 || p.deadline < dl.next:
+			dl.next = p.deadline
+		}
+	}
+	if dl.next != 0 {
+		dl.timer.Reset(dl.next - now)
+	}
+}
