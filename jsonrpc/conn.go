@@ -23,7 +23,12 @@ import (
 // ignored.
 //
 // Requests are handled concurrently, each with a context that is cancelled
-// when the peer cancels the request or the connection closes.
+// when the peer cancels the request or the connection closes. A request
+// that can start at once runs on the goroutine that read it, which reads
+// the next message itself once the handler returns: a handler that
+// computes or waits for longer than a millisecond or two, or that calls
+// the peer, has another goroutine read on, so the messages behind it wait
+// that long at most.
 // Notifications are handled one at a time, in the order they arrived, on a
 // goroutine of their own; a response that arrives after notifications is
 // delivered only once they were handled (so a call returns after the
