@@ -35,7 +35,7 @@ func (s *Server) Connect(ctx context.Context, stream jsonrpc.Stream) *jsonrpc.Co
 func (s *Server) ConnectSession(ctx context.Context, stream jsonrpc.Stream, id string) (*jsonrpc.Conn, *Session) {
 	in := &inputEnd{Stream: stream, ended: make(chan struct{})}
 	in.batcher, _ = stream.(jsonrpc.Batcher)
-	h := &connHandler{server: s, ready: make(chan struct{}), inputEnded: in.ended}
+	h := &connHandler{server: s, ready: make(chan struct{})}
 	conn := jsonrpc.NewConn(ctx, in, &jsonrpc.ConnOptions{
 		Handler:        h,
 		MaxInFlight:    s.opts.MaxInFlight,
@@ -45,6 +45,7 @@ func (s *Server) ConnectSession(ctx context.Context, stream jsonrpc.Stream, id s
 		Logger:         s.log,
 	})
 	h.session = s.NewSession(conn, id)
+	h.peer = &connPeer{Conn: conn, inputEnded: in.ended}
 	close(h.ready)
 	go func() {
 		<-conn.Done()
@@ -59,16 +60,22 @@ const drainTimeout = 5 * time.Second
 
 // connHandler serves the messages of one connection.
 type connHandler struct {
-	server     *Server
-	session    *Session
-	ready      chan struct{} // closed once session is set
-	inputEnded chan struct{} // closed when the client closed its side
+	server  *Server
+	session *Session
+	peer    *connPeer
+	ready   chan struct{} // closed once session and peer are set
 }
 
 func (h *connHandler) Handle(ctx context.Context, m *jsonrpc.Message) (any, error) {
 	<-h.ready
-	ctx = context.WithValue(ctx, inputEndedKey{}, h.inputEnded)
-	return h.server.HandleMessage(ctx, m, h.session, h.session.peer)
+	return h.server.HandleMessage(ctx, m, h.session, h.peer)
+}
+
+// connPeer is the peer of a connection served by ConnectSession: the
+// connection, and when the client closed its side.
+type connPeer struct {
+	*jsonrpc.Conn
+	inputEnded chan struct{}
 }
 
 // inputEnd is a stream that tells when the client closed its side
@@ -104,12 +111,12 @@ func (s *inputEnd) Read() (*jsonrpc.Message, error) {
 	return m, err
 }
 
-type inputEndedKey struct{}
-
-// inputEnded returns a channel closed once the client of the connection
-// that ctx's request came on closed its side; nil (never ready) when the
-// transport does not tell.
-func inputEnded(ctx context.Context) <-chan struct{} {
-	ch, _ := ctx.Value(inputEndedKey{}).(chan struct{})
-	return ch
+// inputEnded returns a channel closed once the client of a connection
+// served by ConnectSession closed its side; nil (never ready) for other
+// peers.
+func inputEnded(peer Peer) <-chan struct{} {
+	if p, ok := peer.(*connPeer); ok {
+		return p.inputEnded
+	}
+	return nil
 }

@@ -61,7 +61,7 @@ func (s *Server) listen(ctx context.Context, r *Request, params jsontext.Value) 
 	case <-ctx.Done():
 		return nil, context.Cause(ctx)
 	case <-s.closed:
-	case <-inputEnded(ctx):
+	case <-inputEnded(r.peer):
 		// The client closed its side (stdio: its end of our stdin) and so
 		// cannot cancel the stream: end it now rather than hold the
 		// connection open until the drain times out.

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
@@ -75,6 +76,38 @@ func TestStdioAnswersBatched(t *testing.T) {
 		feed.Close()
 		if err := <-done; !errors.Is(err, jsonrpc.ErrClosed) {
 			t.Errorf("Run: %v, want the peer's close", err)
+		}
+	})
+}
+
+// A subscriptions/listen stream ends, with its completion result, as soon
+// as the client closes its side of stdio: nothing could cancel it any
+// more, and the connection is not held open for the drain.
+func TestStdioListenEndsWithInput(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := server.New(protocol.Implementation{Name: "listen", Version: "1"}, nil)
+		in, feed := net.Pipe()
+		out := &writeLog{}
+		done := make(chan error)
+		go func() { done <- s.Run(context.Background(), stdio.NewServerStream(in, out, jsonrpc.Limits{})) }()
+		listen := `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` +
+			`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}` + "\n"
+		if _, err := feed.Write([]byte(listen)); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		if got := strings.Join(out.take(), ""); !strings.Contains(got, "notifications/subscriptions/acknowledged") {
+			t.Fatalf("before the close: %s", got)
+		}
+		start := time.Now()
+		feed.Close()
+		<-done
+		got := strings.Join(out.take(), "")
+		if !strings.Contains(got, `"id":1,"result":{`) || !strings.Contains(got, `"resultType":"complete"`) {
+			t.Errorf("after the close: %s, want the listen request's completion", got)
+		}
+		if d := time.Since(start); d > 10*time.Millisecond {
+			t.Errorf("the connection closed %v after the input, want at once", d)
 		}
 	})
 }
