@@ -258,7 +258,7 @@ func decodeCallToolParams(params jsontext.Value, p *callToolParams) error {
 var errSlow = errors.New("server: not for the fast path")
 
 func (s *Server) callTool(ctx context.Context, r *Request, params jsontext.Value) (any, error) {
-	var p callToolParams
+	p := &r.toolCall // in the Request's allocation rather than one of its own
 	if sn := r.sniffed; sn != nil && !sn.Extra && len(sn.Name) > 0 && sn.Name[0] == '"' {
 		// The decoder found the name and the arguments already.
 		name, err := jsonrpc.Unquote(sn.Name)
@@ -269,7 +269,7 @@ func (s *Server) callTool(ctx context.Context, r *Request, params jsontext.Value
 		if string(sn.Arguments) != "null" {
 			p.Arguments = sn.Arguments
 		}
-	} else if err := decodeCallToolParams(params, &p); err != nil {
+	} else if err := decodeCallToolParams(params, p); err != nil {
 		return nil, err
 	}
 	s.mu.RLock()
