@@ -76,10 +76,12 @@ func (c *Conn) turnTick() {
 		closed = true
 	default:
 	}
-	if (quiet || closed) && g.held.Load() {
-		if c.releaseTurn() && !closed {
+	if (quiet || closed) && g.held.CompareAndSwap(true, false) {
+		if !closed {
+			// Before the pass: the next reader must see it.
 			g.holdOff.Store(holdOffAfterPass)
 		}
+		c.passReadTurn()
 		quiet = false
 	}
 	if !quiet && !closed {
