@@ -6,36 +6,16 @@ import (
 	"fmt"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/ferrymcp/ferry/internal/writelog"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/transport/stdio"
 )
-
-type writeLog struct {
-	mu     sync.Mutex
-	writes []string
-}
-
-func (w *writeLog) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.writes = append(w.writes, string(p))
-	return len(p), nil
-}
-
-func (w *writeLog) take() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	got := w.writes
-	w.writes = nil
-	return got
-}
 
 // Tool calls that arrive together over stdio are answered in one write.
 func TestStdioAnswersBatched(t *testing.T) {
@@ -47,7 +27,7 @@ func TestStdioAnswersBatched(t *testing.T) {
 			return in.Message, nil
 		})
 		in, feed := net.Pipe()
-		out := &writeLog{}
+		out := &writelog.Log{}
 		done := make(chan error)
 		go func() { done <- s.Run(context.Background(), stdio.NewServerStream(in, out, jsonrpc.Limits{})) }()
 		send := func(lines ...string) {
@@ -58,13 +38,13 @@ func TestStdioAnswersBatched(t *testing.T) {
 		}
 		send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 		send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-		out.take()
+		out.Take()
 		var calls []string
 		for i := 1; i <= 3; i++ {
 			calls = append(calls, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"message":"m%d"}}}`, i, i))
 		}
 		send(calls...)
-		got := out.take()
+		got := out.Take()
 		if len(got) != 1 || strings.Count(got[0], "\n") != 3 {
 			t.Fatalf("3 answers written as %q, want one write", got)
 		}
@@ -87,7 +67,7 @@ func TestStdioListenEndsWithInput(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := server.New(protocol.Implementation{Name: "listen", Version: "1"}, nil)
 		in, feed := net.Pipe()
-		out := &writeLog{}
+		out := &writelog.Log{}
 		done := make(chan error)
 		go func() { done <- s.Run(context.Background(), stdio.NewServerStream(in, out, jsonrpc.Limits{})) }()
 		listen := `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` +
@@ -96,13 +76,13 @@ func TestStdioListenEndsWithInput(t *testing.T) {
 			t.Fatal(err)
 		}
 		synctest.Wait()
-		if got := strings.Join(out.take(), ""); !strings.Contains(got, "notifications/subscriptions/acknowledged") {
+		if got := strings.Join(out.Take(), ""); !strings.Contains(got, "notifications/subscriptions/acknowledged") {
 			t.Fatalf("before the close: %s", got)
 		}
 		start := time.Now()
 		feed.Close()
 		<-done
-		got := strings.Join(out.take(), "")
+		got := strings.Join(out.Take(), "")
 		if !strings.Contains(got, `"id":1,"result":{`) || !strings.Contains(got, `"resultType":"complete"`) {
 			t.Errorf("after the close: %s, want the listen request's completion", got)
 		}

@@ -9,11 +9,11 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/ferrymcp/ferry/internal/writelog"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -152,24 +152,12 @@ func TestServerStreamStdinClose(t *testing.T) {
 	}
 }
 
-type writeLog struct {
-	mu     sync.Mutex
-	writes []string
-}
-
-func (w *writeLog) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.writes = append(w.writes, string(p))
-	return len(p), nil
-}
-
 // Requests that arrive together are answered, in order, by the goroutine
 // that reads them, and their answers leave in one write.
 func TestServerStreamBatchesAnswers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		in, feed := net.Pipe()
-		out := &writeLog{}
+		out := &writelog.Log{}
 		conn := jsonrpc.NewConn(context.Background(), NewServerStream(in, out, jsonrpc.Limits{}), &jsonrpc.ConnOptions{Handler: echoHandler})
 		var reqs, want strings.Builder
 		for i := range 5 {
@@ -180,11 +168,9 @@ func TestServerStreamBatchesAnswers(t *testing.T) {
 			t.Fatal(err)
 		}
 		synctest.Wait()
-		out.mu.Lock()
-		if len(out.writes) != 1 || out.writes[0] != want.String() {
-			t.Errorf("answers written as %q, want one write of %q", out.writes, want.String())
+		if got := out.Take(); len(got) != 1 || got[0] != want.String() {
+			t.Errorf("answers written as %q, want one write of %q", got, want.String())
 		}
-		out.mu.Unlock()
 		feed.Close()
 		conn.Wait()
 	})
