@@ -18,9 +18,10 @@ type decimal struct {
 	exp    int
 }
 
-// maxExp bounds exponents so that sums cannot overflow; a number this far
-// from 1 is out of every float64 bound anyway.
-const maxExp = 1 << 40
+// maxExp bounds exponents so that sums cannot overflow, even where int
+// has 32 bits; a number this far from 1 is out of every float64 bound
+// anyway.
+const maxExp = 1 << 28
 
 // parseDecimal reads the valid number token tok into d, using buf for the
 // digits.
