@@ -72,22 +72,12 @@ func (c *Client) call(ctx context.Context, method string, user protocol.Meta, bu
 	onProgress, _ := ctx.Value(progressKey{}).(func(*protocol.ProgressParams))
 	meta := wireMeta{c: c, user: user}
 	if to.idle <= 0 && onProgress == nil && c.opts.OnProgress == nil {
-		if to.max <= 0 {
-			return c.conn.Call(ctx, method, build(meta))
-		}
-		// No progress to follow: the connection's reusable timers bound
-		// the call, at less cost than a context with a deadline.
-		return c.conn.CallTimeout(ctx, method, build(meta), to.max, &TimeoutError{Method: method, After: to.max})
+		return c.send(ctx, method, build(meta), to.max)
 	}
 
 	var cancel context.CancelCauseFunc
 	ctx, cancel = context.WithCancelCause(ctx)
 	defer cancel(nil)
-	if to.max > 0 {
-		var stop context.CancelFunc
-		ctx, stop = context.WithTimeoutCause(ctx, to.max, &TimeoutError{Method: method, After: to.max})
-		defer stop()
-	}
 	st := &callState{onProgress: onProgress, idle: to.idle}
 	if to.idle > 0 {
 		st.timer = time.AfterFunc(to.idle, func() {
@@ -105,7 +95,17 @@ func (c *Client) call(ctx context.Context, method string, user protocol.Meta, bu
 		delete(c.progress, key)
 		c.mu.Unlock()
 	}()
-	return c.conn.Call(ctx, method, build(meta))
+	return c.send(ctx, method, build(meta), to.max)
+}
+
+// send makes the call, bounded by max when it is positive: the
+// connection's deadlines carry the bound, which costs less than a context
+// with a deadline per call.
+func (c *Client) send(ctx context.Context, method string, params any, max time.Duration) (*jsonrpc.Message, error) {
+	if max <= 0 {
+		return c.conn.Call(ctx, method, params)
+	}
+	return c.conn.CallTimeout(ctx, method, params, max, &TimeoutError{Method: method, After: max})
 }
 
 // onProgress routes a progress notification to its request, and resets
