@@ -38,7 +38,7 @@ func (w *callToolWire) AppendJSON(b []byte) ([]byte, error) {
 	}
 	if len(w.InputResponses) > 0 {
 		b = append(b, `,"inputResponses":`...)
-		if b, err = appendMarshal(b, w.InputResponses); err != nil {
+		if b, err = jsonfast.AppendMarshal(b, w.InputResponses); err != nil {
 			return b, err
 		}
 	}
@@ -50,19 +50,11 @@ func (w *callToolWire) AppendJSON(b []byte) ([]byte, error) {
 	}
 	if w.Task != nil {
 		b = append(b, `,"task":`...)
-		if b, err = appendMarshal(b, w.Task); err != nil {
+		if b, err = jsonfast.AppendMarshal(b, w.Task); err != nil {
 			return b, err
 		}
 	}
 	return append(b, '}'), nil
-}
-
-func appendMarshal(b []byte, v any) ([]byte, error) {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return b, err
-	}
-	return append(b, raw...), nil
 }
 
 // appendArgs appends tool arguments: raw JSON as it is, flat structs and
@@ -99,7 +91,7 @@ func appendArgs(b []byte, args any) ([]byte, error) {
 			return out, nil
 		}
 	}
-	return appendMarshal(b, args)
+	return jsonfast.AppendMarshal(b, args)
 }
 
 // appendScalarMap appends a map whose values are strings, numbers,
@@ -203,7 +195,7 @@ func (m wireMeta) appendJSON(b []byte) ([]byte, error) {
 			return b, err
 		}
 		b = append(b, ':')
-		if b, err = appendMarshal(b, v); err != nil {
+		if b, err = jsonfast.AppendMarshal(b, v); err != nil {
 			return b, err
 		}
 		n++

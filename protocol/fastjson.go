@@ -29,7 +29,7 @@ func (r *CallToolResult) AppendJSON(b []byte) ([]byte, error) {
 	if len(r.Meta) > 0 {
 		sep()
 		b = append(b, `"_meta":`...)
-		if b, err = appendMarshal(b, r.Meta); err != nil {
+		if b, err = jsonfast.AppendMarshal(b, r.Meta); err != nil {
 			return b, err
 		}
 	}
@@ -67,7 +67,7 @@ func (r *CallToolResult) AppendJSON(b []byte) ([]byte, error) {
 // writes.
 func (c *Content) AppendJSON(b []byte) ([]byte, error) {
 	if c.Type != ContentText || len(c.Meta) > 0 {
-		return appendMarshal(b, c)
+		return jsonfast.AppendMarshal(b, c)
 	}
 	var err error
 	b = append(b, `{"type":"text","text":`...)
@@ -76,19 +76,11 @@ func (c *Content) AppendJSON(b []byte) ([]byte, error) {
 	}
 	if c.Annotations != nil {
 		b = append(b, `,"annotations":`...)
-		if b, err = appendMarshal(b, c.Annotations); err != nil {
+		if b, err = jsonfast.AppendMarshal(b, c.Annotations); err != nil {
 			return b, err
 		}
 	}
 	return append(b, '}'), nil
-}
-
-func appendMarshal(b []byte, v any) ([]byte, error) {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return b, err
-	}
-	return append(b, raw...), nil
 }
 
 // appendRaw appends a raw value the way json v2 writes a jsontext.Value:

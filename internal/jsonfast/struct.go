@@ -368,3 +368,13 @@ func setZero(f *field, ptr unsafe.Pointer) {
 		clear(unsafe.Slice((*byte)(ptr), size))
 	}
 }
+
+// AppendMarshal appends v as json v2 marshals it: the way out of the fast
+// encoders for the members they do not handle themselves.
+func AppendMarshal(b []byte, v any) ([]byte, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return b, err
+	}
+	return append(b, raw...), nil
+}
