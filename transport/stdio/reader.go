@@ -131,9 +131,17 @@ func (lr *lineReader) next() ([]byte, error) {
 	}
 }
 
-// buffered reports whether a whole line is buffered.
+// buffered reports whether a whole line is buffered. The search is not
+// done again by next: scan moves up to the newline found, or to the end
+// of the data when there is none.
 func (lr *lineReader) buffered() bool {
-	return bytes.IndexByte(lr.buf[lr.scan:lr.end], '\n') >= 0
+	i := bytes.IndexByte(lr.buf[lr.scan:lr.end], '\n')
+	if i < 0 {
+		lr.scan = lr.end
+		return false
+	}
+	lr.scan += i
+	return true
 }
 
 // skipBanner drops the rest of a long line that is not JSON.

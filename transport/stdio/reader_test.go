@@ -206,3 +206,24 @@ func BenchmarkLineReader(b *testing.B) {
 		}
 	}
 }
+
+// buffered says whether read can return without reading more, and its
+// search does not disturb what read returns.
+func TestLineReaderBuffered(t *testing.T) {
+	lr := newLineReader(strings.NewReader(`{"jsonrpc":"2.0","method":"a"}`+"\n"+`{"jsonrpc":"2.0","method":"b"}`+"\n"+`{"jsonrpc":"2.0","met`), jsonrpc.Limits{})
+	if lr.buffered() {
+		t.Fatal("buffered before any read")
+	}
+	for _, want := range []string{"a", "b"} {
+		m, err := lr.read()
+		if err != nil || m.Method != want {
+			t.Fatalf("read = %v, %v; want method %s", m, err, want)
+		}
+		if got, wantBuffered := lr.buffered(), want == "a"; got != wantBuffered {
+			t.Fatalf("after %s: buffered = %v", want, got)
+		}
+	}
+	if _, err := lr.read(); err == nil {
+		t.Fatal("the cut last line decoded")
+	}
+}
