@@ -51,17 +51,7 @@ func TestInspectorCLIFerryHTTPServer(t *testing.T) {
 					args = append(args, tc.args...)
 					res := runInspector(t, home, args)
 					tc.check(t, res)
-					var r struct {
-						Meta map[string]struct{ Name string } `json:"_meta"`
-					}
-					decodeInto(t, res, &r)
-					info, ok := r.Meta["io.modelcontextprotocol/serverInfo"]
-					switch {
-					case era == "modern" && tc.modernMeta && (!ok || info.Name != "ferry-everything"):
-						t.Errorf("modern era: the result has no _meta serverInfo of ferry-everything (not spoken in 2026-07-28?): %s", res)
-					case era == "legacy" && ok:
-						t.Errorf("legacy era: the result carries modern _meta: %s", res)
-					}
+					checkResultEra(t, era, tc.modernMeta, res)
 					checkInspectorWire(t, era, tc.method, wire)
 				})
 			}

@@ -214,17 +214,7 @@ func TestInspectorCLIFerryServer(t *testing.T) {
 					args = append(args, "--", exampleServer)
 					res := runInspector(t, home, args)
 					tc.check(t, res)
-					var r struct {
-						Meta map[string]struct{ Name string } `json:"_meta"`
-					}
-					decodeInto(t, res, &r)
-					info, ok := r.Meta["io.modelcontextprotocol/serverInfo"]
-					switch {
-					case era == "modern" && tc.modernMeta && (!ok || info.Name != "ferry-everything"):
-						t.Errorf("modern era: the result has no _meta serverInfo of ferry-everything (not spoken in 2026-07-28?): %s", res)
-					case era == "legacy" && ok:
-						t.Errorf("legacy era: the result carries modern _meta: %s", res)
-					}
+					checkResultEra(t, era, tc.modernMeta, res)
 				})
 			}
 		})
@@ -369,5 +359,23 @@ func assertJSONEqual(t *testing.T, what string, got json.RawMessage, want string
 	}
 	if !reflect.DeepEqual(g, w) {
 		t.Errorf("%s: got %s, want %s", what, got, want)
+	}
+}
+
+// checkResultEra checks that a result the Inspector printed carries the
+// _meta of the era it was asked in: ferry's serverInfo in the modern era
+// (when the method's result has it), nothing modern in the legacy era.
+func checkResultEra(t *testing.T, era string, modernMeta bool, res []byte) {
+	t.Helper()
+	var r struct {
+		Meta map[string]struct{ Name string } `json:"_meta"`
+	}
+	decodeInto(t, res, &r)
+	info, ok := r.Meta["io.modelcontextprotocol/serverInfo"]
+	switch {
+	case era == "modern" && modernMeta && (!ok || info.Name != "ferry-everything"):
+		t.Errorf("modern era: the result has no _meta serverInfo of ferry-everything (not spoken in 2026-07-28?): %s", res)
+	case era == "legacy" && ok:
+		t.Errorf("legacy era: the result carries modern _meta: %s", res)
 	}
 }
