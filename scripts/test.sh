@@ -26,6 +26,9 @@ if [ -n "$unformatted" ]; then
 	echo "not gofmt'ed:"; echo "$unformatted"; exit 1
 fi
 go vet ./...
+# The echo server's build-tag variants (see its package comment).
+go vet -tags nohttp ./bench/echo-server
+go vet -tags ferryprof ./bench/echo-server
 (cd interop && go vet ./...)
 
 step "go test -race (library)"

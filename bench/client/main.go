@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime/pprof"
 
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/jsonrpc"
@@ -24,20 +23,12 @@ type echoArgs struct {
 	Message string `json:"message"`
 }
 
+// profiled runs the benchmark; built with -tags ferryprof it is profiled
+// (profile.go).
+var profiled = func(run func() int) int { return run() }
+
 func main() {
-	if path := os.Getenv("FERRY_CPUPROFILE"); path != "" {
-		// For profiling under the harness's load.
-		f, err := os.Create(path)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		pprof.StartCPUProfile(f)
-		code := run()
-		pprof.StopCPUProfile()
-		os.Exit(code)
-	}
-	os.Exit(run())
+	os.Exit(profiled(run))
 }
 
 func run() int {

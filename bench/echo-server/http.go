@@ -1,0 +1,22 @@
+//go:build !nohttp
+
+package main
+
+import (
+	"net"
+	"net/http"
+
+	"github.com/ferrymcp/ferry/transport/streamable"
+)
+
+func init() {
+	serveHTTP = func(port string) error {
+		ln, err := net.Listen("tcp", "127.0.0.1:"+port)
+		if err != nil {
+			return err
+		}
+		mux := http.NewServeMux()
+		mux.Handle("/mcp", streamable.NewHandler(newServer(), nil))
+		return http.Serve(ln, mux)
+	}
+}
