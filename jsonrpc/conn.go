@@ -137,6 +137,8 @@ type incoming struct {
 	held     bool // the handler holds a slot
 	finished bool // the handler returned
 	hasTurn  bool // run by the reader, which kept the reading turn
+
+	reply Message // the answer, in the request's allocation rather than one of its own
 }
 
 // startCall is called when the handler makes an outgoing call: the first
@@ -724,7 +726,8 @@ func (c *Conn) handle(ctx context.Context, m *Message, in *incoming) *Message {
 	if cancelled {
 		return nil
 	}
-	reply := &Message{ID: m.ID}
+	reply := &in.reply
+	*reply = Message{ID: m.ID}
 	if err != nil {
 		reply.Error = AsError(err)
 	} else if raw, ok := result.(jsontext.Value); ok {

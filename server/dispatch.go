@@ -177,11 +177,18 @@ func (s *Server) modernRequest(ctx context.Context, m *jsonrpc.Message, peer Pee
 		// MUST reject it with JSON-RPC error code -32602 (Invalid params)."
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "missing required _meta field %s", protocol.MetaClientCapabilities)
 	}
-	r := &Request{
+	// A modern request's multi-round-trip state shares its allocation;
+	// legacy requests, which have none, stay smaller.
+	both := &struct {
+		r Request
+		m mrtr
+	}{r: Request{
 		ID: m.ID, Method: m.Method, ProtocolVersion: meta.ProtocolVersion,
 		ClientCapabilities: *meta.ClientCapabilities, RawMeta: m.Meta.Raw,
 		server: s, peer: peer, sniffed: &m.Meta, progressToken: m.Meta.ProgressToken, logLevel: meta.LogLevel, modern: true,
-	}
+	}}
+	r := &both.r
+	r.mrtrState = &both.m
 	if meta.ClientInfo != nil {
 		r.ClientInfo = *meta.ClientInfo
 	}

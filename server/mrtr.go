@@ -134,13 +134,17 @@ func (s *Server) newMRTR(method, subject string, args jsontext.Value, p *protoco
 	return m, nil
 }
 
-// startMRTR is newMRTR for the request being served, whose own field holds
-// the state, so that a request that asks nothing allocates nothing more.
+// startMRTR is newMRTR for the request being served, whose state was
+// allocated with it (see [Server.modernRequest]), so that a request that
+// asks nothing allocates nothing more.
 func (r *Request) startMRTR(method, subject string, args jsontext.Value, p *protocol.MRTRParams) error {
-	if err := r.server.initMRTR(&r.mrtrState, method, subject, args, p); err != nil {
+	if r.mrtrState == nil {
+		r.mrtrState = new(mrtr)
+	}
+	if err := r.server.initMRTR(r.mrtrState, method, subject, args, p); err != nil {
 		return err
 	}
-	r.mrtr = &r.mrtrState
+	r.mrtr = r.mrtrState
 	return nil
 }
 

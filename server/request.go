@@ -57,7 +57,7 @@ type Request struct {
 	mu           sync.Mutex
 	lastProgress float64
 	mrtr         *mrtr
-	mrtrState    mrtr           // what mrtr points to for a modern request
+	mrtrState    *mrtr          // what mrtr points to once started: allocated with a modern request
 	toolCall     callToolParams // a tools/call's params
 }
 
