@@ -78,12 +78,24 @@ func AddTool[In, Out any](s *Server, t *protocol.Tool, h TypedToolHandler[In, Ou
 			panic(fmt.Sprintf("server: tool %q: output schema: %v", tool.Name, err))
 		}
 	}
+	required, exact := stringArgs(reflect.TypeFor[In](), validator)
 	handler := func(ctx context.Context, req *Request, args jsontext.Value) (*protocol.CallToolResult, error) {
 		var in In
-		if len(args) > 0 && !jsonfast.DecodeStruct(args, &in) {
+		switch {
+		case exact && jsonfast.DecodeStringFields(args, &in, required):
+			// Decoded and, in the same pass, found valid.
+		case exact:
+			if err := validator.ValidateTrusted(args); err != nil {
+				return invalidArguments(tool.Name, err), nil
+			}
+			fallthrough
+		default:
 			in = *new(In)
-			if err := json.Unmarshal(args, &in); err != nil {
-				return toolError(fmt.Errorf("invalid arguments for tool %q: %v", tool.Name, err)), nil
+			if len(args) > 0 && !jsonfast.DecodeStruct(args, &in) {
+				in = *new(In)
+				if err := json.Unmarshal(args, &in); err != nil {
+					return invalidArguments(tool.Name, err), nil
+				}
 			}
 		}
 		out, err := h(ctx, req, in)
@@ -110,7 +122,43 @@ func AddTool[In, Out any](s *Server, t *protocol.Tool, h TypedToolHandler[In, Ou
 		}
 		return res, nil
 	}
-	s.putTool(&toolEntry{tool: tool, handler: handler, validator: validator})
+	e := &toolEntry{tool: tool, handler: handler, validator: validator}
+	if exact {
+		e.validator = nil // the handler validates, while it decodes
+	}
+	s.putTool(e)
+}
+
+// stringArgs reports whether the arguments of a tool with input In and
+// validator v are exactly an object of In's fields, all strings (see
+// [jsonschema.Validator.StringObject]): jsonfast.DecodeStringFields then
+// validates them as it decodes, given the mask of the required ones.
+func stringArgs(in reflect.Type, v *jsonschema.Validator) (required uint64, ok bool) {
+	if v == nil {
+		return 0, false
+	}
+	names, ok := jsonfast.StringFields(in)
+	if !ok {
+		return 0, false
+	}
+	props, ok := v.StringObject()
+	if !ok || len(props) != len(names) {
+		return 0, false
+	}
+	for i, name := range names {
+		req, declared := props[name]
+		if !declared {
+			return 0, false
+		}
+		if req {
+			required |= 1 << i
+		}
+	}
+	return required, true
+}
+
+func invalidArguments(tool string, err error) *protocol.CallToolResult {
+	return toolError(fmt.Errorf("invalid arguments for tool %q: %v", tool, err))
 }
 
 // textResult is a result of one text block, allocated at once and, for a
@@ -287,7 +335,7 @@ func (s *Server) callTool(ctx context.Context, r *Request, params jsontext.Value
 		if err := e.validator.ValidateTrusted(args); err != nil {
 			// "Input validation errors" are tool execution errors, so the
 			// model can read what was wrong and correct its call.
-			return toolError(fmt.Errorf("invalid arguments for tool %q: %v", p.Name, err)), nil
+			return invalidArguments(p.Name, err), nil
 		}
 	}
 	if r.modern {

@@ -378,3 +378,55 @@ func AppendMarshal(b []byte, v any) ([]byte, error) {
 	}
 	return append(b, raw...), nil
 }
+
+// StringFields returns the JSON names of the fields of struct type t, in
+// the order [DecodeStringFields] numbers them, when the fast codec handles
+// t and every field is a string (at most 64 of them).
+func StringFields(t reflect.Type) ([]string, bool) {
+	p := planFor(t)
+	if p == nil || len(p.fields) > 64 {
+		return nil, false
+	}
+	names := make([]string, len(p.fields))
+	for i, f := range p.fields {
+		if f.kind != kString {
+			return nil, false
+		}
+		names[i] = f.name
+	}
+	return names, true
+}
+
+// DecodeStringFields decodes data into *v, a struct whose fields are all
+// strings (see [StringFields]), and reports whether data was exactly an
+// object of those fields: every member one of them, every value a string
+// (not null), and every field whose bit is set in required present. It
+// thus checks, in the pass that decodes, what the JSON Schema of such an
+// object asserts, so that a caller whose schema says nothing more need not
+// validate separately. When it reports false, *v may be partly written.
+// data must be valid JSON without duplicate member names.
+func DecodeStringFields(data []byte, v any, required uint64) bool {
+	p, base := structOf(v)
+	if p == nil {
+		return false
+	}
+	var seen uint64
+	c := NewCursor(data)
+	err := c.Object(func(name []byte, escaped bool) error {
+		i, found := p.byName[string(name)]
+		if escaped {
+			i, found = p.byName[Name(name, true)]
+		}
+		if !found || p.fields[i].kind != kString {
+			return ErrSyntax
+		}
+		s, err := c.String() // not null: the schema says "string"
+		if err != nil {
+			return err
+		}
+		*(*string)(unsafe.Add(base, p.fields[i].offset)) = s
+		seen |= 1 << i
+		return nil
+	})
+	return err == nil && c.Peek() == 0 && seen&required == required
+}

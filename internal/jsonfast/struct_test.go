@@ -117,3 +117,48 @@ func FuzzDecodeStruct(f *testing.F) {
 		}
 	})
 }
+
+type stringArgs struct {
+	A string `json:"a"`
+	B string `json:"b,omitempty"`
+}
+
+// DecodeStringFields must accept exactly the objects of string members a
+// and b with a present, decoding them as json v2 does.
+func FuzzDecodeStringFields(f *testing.F) {
+	for _, s := range []string{`{"a":"x"}`, `{"a":"x","b":"y"}`, `{"b":"y"}`, `{"a":null}`, `{"a":1}`,
+		`{"a":"x","c":"z"}`, `{"\u0061":"\u00e9"}`, `[]`, `{}`, `{"A":"x"}`} {
+		f.Add(s)
+	}
+	names, ok := StringFields(reflect.TypeFor[stringArgs]())
+	if !ok || !reflect.DeepEqual(names, []string{"a", "b"}) {
+		f.Fatalf("StringFields = %v, %v", names, ok)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		var members map[string]any
+		if json.Unmarshal([]byte(in), &members) != nil && json.Unmarshal([]byte(in), new(any)) != nil {
+			return // only valid JSON (without duplicate names) is ever given
+		}
+		want := members != nil
+		if want {
+			_, hasA := members["a"]
+			want = hasA
+			for k, v := range members {
+				if _, isString := v.(string); !isString || (k != "a" && k != "b") {
+					want = false
+				}
+			}
+		}
+		var got stringArgs
+		ok := DecodeStringFields([]byte(in), &got, 1)
+		if ok != want {
+			t.Fatalf("%s: accepted %v, want %v", in, ok, want)
+		}
+		if ok {
+			var ref stringArgs
+			if err := json.Unmarshal([]byte(in), &ref); err != nil || ref != got {
+				t.Fatalf("%s: got %+v, json v2 %+v (%v)", in, got, ref, err)
+			}
+		}
+	})
+}
