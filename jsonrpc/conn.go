@@ -346,8 +346,7 @@ func (c *Conn) read() *incoming {
 				err = errors.New("the peer closed the connection")
 			}
 			c.closeWith(err)
-			close(c.readerDone)
-			return nil
+			return c.stopReading()
 		}
 		switch {
 		case m.IsResponse():
@@ -355,8 +354,7 @@ func (c *Conn) read() *incoming {
 				// Notifications sent before this answer (progress,
 				// say) are handled first.
 				if !c.enqueueNote(m) {
-					close(c.readerDone)
-					return nil
+					return c.stopReading()
 				}
 			} else {
 				c.deliver(m)
@@ -366,22 +364,19 @@ func (c *Conn) read() *incoming {
 				c.cancelled(m)
 			}
 			if !c.enqueueNote(m) {
-				close(c.readerDone)
-				return nil
+				return c.stopReading()
 			}
 		default:
 			if c.notesPending.Load() > 0 && c.notesBlocked.Load() == 0 {
 				// Start it once the notifications before it were
 				// handled (notifications/initialized, say).
 				if !c.enqueueNote(m) {
-					close(c.readerDone)
-					return nil
+					return c.stopReading()
 				}
 			} else {
 				in, ok := c.request(m, true)
 				if !ok {
-					close(c.readerDone)
-					return nil
+					return c.stopReading()
 				}
 				if in != nil {
 					if !c.holdTurn(in) {
@@ -392,6 +387,13 @@ func (c *Conn) read() *incoming {
 			}
 		}
 	}
+}
+
+// stopReading marks the end of reading: the stream ended or the
+// connection closed. It returns nil, read's result then.
+func (c *Conn) stopReading() *incoming {
+	close(c.readerDone)
+	return nil
 }
 
 // passReadTurn makes an idle worker, or a new one, the reader.

@@ -96,15 +96,13 @@ func (c *Conn) turnTick() {
 	}
 }
 
-// releaseTurn passes a held reading turn on, and reports whether it did.
-// A late call (the turn was taken back and then held again for another
-// request) merely passes the turn early.
-func (c *Conn) releaseTurn() bool {
+// releaseTurn passes a held reading turn on. A late call (the turn was
+// taken back and then held again for another request) merely passes the
+// turn early.
+func (c *Conn) releaseTurn() {
 	if c.turn.held.CompareAndSwap(true, false) {
 		c.passReadTurn()
-		return true
 	}
-	return false
 }
 
 // reclaimTurn is called when the handler of a request that held the

@@ -30,8 +30,10 @@ type ToolHandler func(ctx context.Context, req *Request, args jsontext.Value) (*
 type TypedToolHandler[In, Out any] func(ctx context.Context, req *Request, in In) (Out, error)
 
 type toolEntry struct {
-	tool      protocol.Tool
-	handler   ToolHandler
+	tool    protocol.Tool
+	handler ToolHandler
+	// validator checks the arguments before handler runs; nil when the
+	// handler checks them itself as it decodes them (see stringArgs).
 	validator *jsonschema.Validator
 }
 

@@ -146,6 +146,17 @@ func makePlan(t reflect.Type) *plan {
 	return p
 }
 
+// field returns the index of the field a member name (raw, as it stands
+// between the quotes) decodes into.
+func (p *plan) field(name []byte, escaped bool) (int, bool) {
+	if escaped {
+		i, found := p.byName[Name(name, true)]
+		return i, found
+	}
+	i, found := p.byName[string(name)]
+	return i, found
+}
+
 // structOf returns the plan and the address of the struct v holds or
 // points to, or nil.
 func structOf(v any) (*plan, unsafe.Pointer) {
@@ -268,10 +279,7 @@ func DecodeStruct(data []byte, v any) bool {
 	}
 	c := NewCursor(data)
 	err := c.Object(func(name []byte, escaped bool) error {
-		i, found := p.byName[string(name)]
-		if escaped {
-			i, found = p.byName[Name(name, true)]
-		}
+		i, found := p.field(name, escaped)
 		if !found {
 			return c.Skip() // json v2 ignores unknown members
 		}
@@ -413,10 +421,7 @@ func DecodeStringFields(data []byte, v any, required uint64) bool {
 	var seen uint64
 	c := NewCursor(data)
 	err := c.Object(func(name []byte, escaped bool) error {
-		i, found := p.byName[string(name)]
-		if escaped {
-			i, found = p.byName[Name(name, true)]
-		}
+		i, found := p.field(name, escaped)
 		if !found || p.fields[i].kind != kString {
 			return ErrSyntax
 		}

@@ -165,11 +165,17 @@ func (lw *lineWriter) takeQueue() []*[]byte {
 	lw.queue, lw.spare = lw.spare[:0], nil
 	lw.queued = 0
 	lw.unsent.Store(false)
+	lw.makeRoom()
+	return q
+}
+
+// makeRoom wakes the writers waiting for the queue to be taken; the
+// caller holds mu.
+func (lw *lineWriter) makeRoom() {
 	if lw.room != nil {
 		close(lw.room)
 		lw.room = nil
 	}
-	return q
 }
 
 // drain is the flusher's loop: it writes batch, then what was queued
@@ -195,10 +201,7 @@ func (lw *lineWriter) drain(batch []*[]byte) error {
 		}
 		if err != nil || len(lw.queue) == 0 {
 			lw.flushing = false
-			if lw.room != nil {
-				close(lw.room)
-				lw.room = nil
-			}
+			lw.makeRoom()
 			lw.mu.Unlock()
 			return err
 		}
