@@ -229,6 +229,10 @@ var rejectTests = []struct {
 	{"duplicate in result", `{"jsonrpc":"2.0","id":1,"result":{"x":1,"x":1}}`, CodeParseError, `duplicate member name "x"`, "1", false},
 	{"duplicate in error", `{"jsonrpc":"2.0","id":1,"error":{"code":1,"code":2,"message":""}}`, CodeParseError, `duplicate member name "code"`, "1", false},
 	{"duplicate after many members", `{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"k":11,"l":12,"m":13,"a":14}}`, CodeParseError, `duplicate member name "a"`, "1", true},
+	{"duplicate after an inner object with the same names", `{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":{"a":1,"b":{"a":2}},"b":2,"a":3}}`, CodeParseError, `duplicate member name "a" at offset 77`, "1", true},
+	{"duplicate after a deep spill", `{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"k":11,"l":12,"x":{"a":1,"b":2,"c":3,"d":4,"e":5},"m":13,"c":14}}`, CodeParseError, `duplicate member name "c"`, "1", true},
+	{"duplicate escaped after plain", `{"jsonrpc":"2.0","id":1,"method":"m","params":{"ab":1,"x":2,"\u0061b":3}}`, CodeParseError, `duplicate member name "\u0061b"`, "1", true},
+	{"duplicate plain after escaped", `{"jsonrpc":"2.0","id":1,"method":"m","params":{"\u0061b":1,"x":{"ab":1},"ab":3}}`, CodeParseError, `duplicate member name "ab"`, "1", true},
 	{"duplicate in big object", `{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"k":11,"l":12,"m":13,"n":14,"n":15}}`, CodeParseError, `duplicate member name "n"`, "1", true},
 
 	// Well-formed JSON that is not a JSON-RPC message.

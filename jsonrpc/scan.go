@@ -3,6 +3,7 @@ package jsonrpc
 import (
 	"encoding/binary"
 	"github.com/ferrymcp/ferry/internal/jsonfast"
+	"math"
 	"math/bits"
 	"unicode/utf8"
 
@@ -29,13 +30,9 @@ func (s *scanner) syntaxErr(i int, what string) *Error {
 }
 
 func (s *scanner) skipSpace(i int) int {
-	for i < len(s.data) {
-		switch s.data[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
+	d := s.data
+	for i < len(d) && d[i] <= ' ' && (d[i] == ' ' || d[i] == '\t' || d[i] == '\n' || d[i] == '\r') {
+		i++
 	}
 	return i
 }
@@ -254,7 +251,7 @@ func (s *scanner) objectWith(i, depth int, visit visitor, innerName string, inne
 			return i, err
 		}
 		name := s.data[i+1 : nameEnd-1]
-		if !names.add(name, escaped) {
+		if !names.add(s.data, i+1, nameEnd-1, escaped) {
 			return i, errorf(CodeParseError, "duplicate member name %s at offset %d", s.data[i:nameEnd], i)
 		}
 		i = s.skipSpace(nameEnd)
@@ -299,15 +296,30 @@ func isName(raw []byte, escaped bool, want string) bool {
 	return string(raw) == want
 }
 
-// nameSet detects duplicate member names. Small objects (the common case)
-// are checked by linear search in a fixed array; large ones spill to a map.
+// nameSet detects duplicate member names in one object. Small objects
+// (the common case) keep where their names lie in data and are checked by
+// linear search; an object with more names, or with an escaped one, moves
+// its names to a map. The set is kept small, as every object clears one.
 type nameSet struct {
 	n     int
-	small [12][]byte
+	small [8]struct{ start, end int32 }
 	large map[string]struct{}
 }
 
-func (ns *nameSet) add(raw []byte, escaped bool) bool {
+// add records the name in data[start:end] (raw, escapes left in place
+// when escaped is set) and reports whether it is new to the object.
+func (ns *nameSet) add(data []byte, start, end int, escaped bool) bool {
+	raw := data[start:end]
+	if ns.large == nil && !escaped && ns.n < len(ns.small) && end <= math.MaxInt32 {
+		for _, n := range ns.small[:ns.n] {
+			if string(data[n.start:n.end]) == string(raw) {
+				return false
+			}
+		}
+		ns.small[ns.n].start, ns.small[ns.n].end = int32(start), int32(end)
+		ns.n++
+		return true
+	}
 	if escaped {
 		// Compare names by value: "a" and "\u0061" are the same member.
 		if u, err := jsontext.AppendUnquote(nil, append(append([]byte{'"'}, raw...), '"')); err == nil {
@@ -320,26 +332,14 @@ func (ns *nameSet) add(raw []byte, escaped bool) bool {
 			raw = append([]byte{0xff}, raw...)
 		}
 	}
-	if ns.large != nil {
-		if _, dup := ns.large[string(raw)]; dup {
-			return false
-		}
-		ns.large[string(raw)] = struct{}{}
-		return true
-	}
-	for _, n := range ns.small[:ns.n] {
-		if string(n) == string(raw) {
-			return false
+	if ns.large == nil {
+		ns.large = make(map[string]struct{}, 2*len(ns.small))
+		for _, n := range ns.small[:ns.n] {
+			ns.large[string(data[n.start:n.end])] = struct{}{}
 		}
 	}
-	if ns.n < len(ns.small) {
-		ns.small[ns.n] = raw
-		ns.n++
-		return true
-	}
-	ns.large = make(map[string]struct{}, 2*len(ns.small))
-	for _, n := range ns.small {
-		ns.large[string(n)] = struct{}{}
+	if _, dup := ns.large[string(raw)]; dup {
+		return false
 	}
 	ns.large[string(raw)] = struct{}{}
 	return true
