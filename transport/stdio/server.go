@@ -20,8 +20,9 @@ var ErrClosed = errors.New("stdio: stream closed")
 //
 // Close makes a blocked Read return even though os.Stdin is usually not
 // pollable: on Linux, when stdin is a pipe or a terminal, the stream reads
-// from a non-blocking descriptor of its own opened through /proc/self/fd/0,
-// which Close can interrupt; elsewhere see [NewServerStream]. Close closes
+// from a non-blocking descriptor of its own opened through /proc/self/fd/0
+// and waits for input in poll(2), which Close interrupts; elsewhere see
+// [NewServerStream]. Close closes
 // neither os.Stdin nor os.Stdout.
 func ServerStream() jsonrpc.Stream {
 	return NewServerStream(os.Stdin, os.Stdout, jsonrpc.Limits{})
@@ -160,11 +161,8 @@ func interruptible(r io.Reader) (io.Reader, func() error) {
 		return r, func() error { return d.SetReadDeadline(time.Unix(1, 0)) }
 	}
 	if f, ok := r.(*os.File); ok {
-		if g := reopen(f); g != nil {
-			return g, func() error {
-				g.SetReadDeadline(time.Unix(1, 0))
-				return g.Close()
-			}
+		if g, interrupt := reopen(f); g != nil {
+			return g, interrupt
 		}
 	}
 	return r, nil
