@@ -4,6 +4,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime"
 	"strconv"
 	"sync"
 
@@ -98,6 +99,13 @@ func (p *pollReader) read(b []byte) (int, error) {
 			continue
 		case err != unix.EAGAIN:
 			return 0, &os.PathError{Op: "read", Path: p.name, Err: err}
+		}
+		// The thread keeps its P while it sleeps in poll. With more than
+		// one P, what the caller made runnable (a handler woken by an
+		// answer it read) is taken by another; with one, let it run
+		// first rather than wait for the runtime to take the P back.
+		if runtime.GOMAXPROCS(0) == 1 {
+			runtime.Gosched()
 		}
 		for {
 			_, err := unix.Poll(p.fds[:], -1)
