@@ -43,7 +43,7 @@ func plainPrefixWords(b []byte) int {
 		}
 	}
 	for ; i < len(b); i++ {
-		if c := b[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+		if needsLook[b[i]] {
 			return i
 		}
 	}

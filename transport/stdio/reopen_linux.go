@@ -40,7 +40,7 @@ func reopen(f *os.File) (io.Reader, func() error) {
 		unix.Close(own)
 		return nil, nil
 	}
-	p := &pollReader{name: f.Name(), fd: own, wake: wake}
+	p := &pollReader{name: f.Name()}
 	p.fds = [2]unix.PollFd{{Fd: int32(own), Events: unix.POLLIN}, {Fd: int32(wake), Events: unix.POLLIN}}
 	return p, p.interrupt
 }
@@ -53,12 +53,13 @@ func reopen(f *os.File) (io.Reader, func() error) {
 // costs: the thread sleeps in the kernel until data comes, where the
 // poller parks the goroutine, has the scheduler look for other work,
 // and wakes it through epoll. With a client that waits for each answer
-// (every request then finds the pipe empty), the server spent about a
-// third less CPU per call.
+// (every request then finds the pipe empty), the server spent a quarter
+// to a third less CPU per call.
 type pollReader struct {
-	name     string
-	fd, wake int
-	fds      [2]unix.PollFd // only Read uses it
+	name string
+	// fds holds the descriptor read and the eventfd interrupt signals,
+	// as poll wants them; only Read polls.
+	fds [2]unix.PollFd
 
 	mu      sync.Mutex
 	reading bool // a Read is in progress: it closes the descriptors
@@ -89,7 +90,7 @@ func (p *pollReader) read(b []byte) (int, error) {
 		return 0, nil
 	}
 	for {
-		n, err := unix.Read(p.fd, b)
+		n, err := unix.Read(int(p.fds[0].Fd), b)
 		switch {
 		case err == nil && n > 0:
 			return n, nil
@@ -132,7 +133,7 @@ func (p *pollReader) interrupt() error {
 	p.closed = true
 	if p.reading {
 		var one = [8]byte{1}
-		_, err := unix.Write(p.wake, one[:])
+		_, err := unix.Write(int(p.fds[1].Fd), one[:])
 		return err
 	}
 	p.release()
@@ -141,7 +142,8 @@ func (p *pollReader) interrupt() error {
 
 // release closes the descriptors, once no Read can use them.
 func (p *pollReader) release() {
-	unix.Close(p.fd)
-	unix.Close(p.wake)
-	p.fd, p.wake = -1, -1
+	for i := range p.fds {
+		unix.Close(int(p.fds[i].Fd))
+		p.fds[i].Fd = -1
+	}
 }

@@ -43,14 +43,7 @@ func TestPollReader(t *testing.T) {
 			}()
 			time.Sleep(10 * time.Millisecond) // most likely in poll by now; either way Read must end
 			interrupt()
-			select {
-			case err := <-errc:
-				if err != ErrClosed {
-					t.Errorf("blocked Read after interrupt: %v, want ErrClosed", err)
-				}
-			case <-time.After(5 * time.Second):
-				t.Fatal("Read still blocked after interrupt")
-			}
+			wantClosed(t, errc, "blocked Read after interrupt")
 		} else {
 			w.Close()
 			if _, err := g.Read(buf); err != io.EOF {

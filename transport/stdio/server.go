@@ -22,8 +22,7 @@ var ErrClosed = errors.New("stdio: stream closed")
 // pollable: on Linux, when stdin is a pipe or a terminal, the stream reads
 // from a non-blocking descriptor of its own opened through /proc/self/fd/0
 // and waits for input in poll(2), which Close interrupts; elsewhere see
-// [NewServerStream]. Close closes
-// neither os.Stdin nor os.Stdout.
+// [NewServerStream]. Close closes neither os.Stdin nor os.Stdout.
 func ServerStream() jsonrpc.Stream {
 	return NewServerStream(os.Stdin, os.Stdout, jsonrpc.Limits{})
 }

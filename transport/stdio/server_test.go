@@ -95,14 +95,7 @@ func TestServerStreamCloseInterruptsRead(t *testing.T) {
 				errc <- err
 			}()
 			s.Close()
-			select {
-			case err := <-errc:
-				if err != ErrClosed {
-					t.Errorf("Read after Close: %v, want ErrClosed", err)
-				}
-			case <-time.After(5 * time.Second):
-				t.Fatal("Read still blocked after Close")
-			}
+			wantClosed(t, errc, "Read after Close")
 			if _, err := s.Read(); err != ErrClosed {
 				t.Errorf("second Read: %v", err)
 			}
@@ -111,6 +104,20 @@ func TestServerStreamCloseInterruptsRead(t *testing.T) {
 			}
 			release()
 		})
+	}
+}
+
+// wantClosed waits for what a blocked call returned once it was released,
+// which must be ErrClosed.
+func wantClosed(t *testing.T, errc <-chan error, what string) {
+	t.Helper()
+	select {
+	case err := <-errc:
+		if err != ErrClosed {
+			t.Errorf("%s: %v, want ErrClosed", what, err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("%s: still blocked", what)
 	}
 }
 

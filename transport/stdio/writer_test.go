@@ -200,14 +200,7 @@ func TestLineWriterCloseReleasesWaiter(t *testing.T) {
 	}()
 	time.Sleep(10 * time.Millisecond)
 	lw.close(ErrClosed)
-	select {
-	case err := <-waiting:
-		if err != ErrClosed {
-			t.Errorf("waiting write: %v, want ErrClosed", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("a writer waiting for room was not released by close")
-	}
+	wantClosed(t, waiting, "a writer waiting for room, after close")
 }
 
 // Lines that writeBuffered leaves queued go out with the next write, or
