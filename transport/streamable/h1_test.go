@@ -163,11 +163,14 @@ func TestH1ClientEarlyClose(t *testing.T) {
 	srv, conns := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		// Read to the end, so that the server notices the client hanging up.
 		io.Copy(io.Discard, r.Body)
+		// Decided before anything is written: the client's next request
+		// may otherwise reach its handler before this one gets here.
+		isFirst := first.CompareAndSwap(false, true)
 		w.Header().Set("Content-Type", "text/event-stream")
 		for i := range 3 {
 			fmt.Fprintf(w, "data: %d\n\n", i)
 			w.(http.Flusher).Flush()
-			if i == 0 && first.CompareAndSwap(false, true) {
+			if i == 0 && isFirst {
 				// The first stream ends when the client hangs up.
 				select {
 				case <-r.Context().Done():
