@@ -3,24 +3,30 @@ package stdio
 import (
 	"bytes"
 	"io"
+	"slices"
 
 	"github.com/ferrymcp/ferry/internal/rawbuf"
 	"github.com/ferrymcp/ferry/jsonrpc"
 )
 
-// chunkSize is the size of the buffers lines are read into. Lines are
-// handed out as slices of these buffers, which are never written again:
-// a message costs no copy of its own, and its strings may share its
-// memory. A line longer than a chunk gets a buffer of its own.
-const chunkSize = 256 << 10
+const (
+	// chunkSize is the size of the buffers lines are read into. Lines
+	// are handed out as slices of these buffers, which are never written
+	// again: a message costs no copy of its own, and its strings may share
+	// its memory.
+	chunkSize = 256 << 10
+	// maxStage bounds the staging buffer kept between long lines.
+	maxStage = 1 << 20
+)
 
 // lineReader splits newline-delimited JSON-RPC messages and decodes them.
 // It never holds more than about one message's limit in memory, whatever
 // the peer sends.
 type lineReader struct {
-	r   io.Reader
-	lim jsonrpc.Limits
-	max int
+	r     io.Reader
+	lim   jsonrpc.Limits
+	max   int
+	chunk int // chunkSize, smaller in tests
 	// nonJSON, when set, receives (the start of) every line that cannot
 	// be JSON at all, which is then skipped instead of being reported as
 	// a decode error. Clients use it to survive banners printed on stdout
@@ -38,11 +44,13 @@ type lineReader struct {
 	readErr    error  // from r, reported once the data before it is used
 	discarding bool   // the current line is over the limit: drop it
 	discarded  int    // how much of it was dropped so far
+	droppedCR  bool   // the last byte dropped was '\r', not counted in its size
 	reuse      int    // while discarding, where buf may be written again
+	stage      []byte // where the end of a long line is read; see readLong
 }
 
 func newLineReader(r io.Reader, lim jsonrpc.Limits) *lineReader {
-	return &lineReader{r: r, lim: lim, max: lim.MaxSizeOrDefault()}
+	return &lineReader{r: r, lim: lim, max: lim.MaxSizeOrDefault(), chunk: chunkSize}
 }
 
 // read returns the next message. A *[jsonrpc.DecodeError] reports one bad
@@ -70,6 +78,9 @@ func (lr *lineReader) next() ([]byte, error) {
 			lr.start, lr.scan = nl+1, nl+1
 			if lr.discarding {
 				n := lr.discarded + len(trimCR(line))
+				if len(line) == 0 && lr.droppedCR {
+					n--
+				}
 				lr.discarding, lr.discarded = false, 0
 				return nil, lr.lim.TooLargeError(n)
 			}
@@ -85,7 +96,7 @@ func (lr *lineReader) next() ([]byte, error) {
 			// dropped, so it costs no more memory than an acceptable one.
 			lr.discarding = true
 			lr.reuse = lr.start
-			if i := firstNonSpace(lr.buf[lr.start:lr.end]); lr.notJSON(lr.buf[lr.start+i]) {
+			if i := firstNonSpace(lr.buf[lr.start:lr.end]); i < partial && lr.notJSON(lr.buf[lr.start+i]) {
 				lr.nonJSON(lr.buf[lr.start:lr.end])
 				lr.discarding = false // a banner: dropped silently
 				lr.skipBanner()
@@ -94,6 +105,9 @@ func (lr *lineReader) next() ([]byte, error) {
 		}
 		if lr.discarding {
 			lr.discarded += partial
+			if partial > 0 {
+				lr.droppedCR = lr.buf[lr.end-1] == '\r'
+			}
 			lr.start = lr.end
 			partial = 0
 		}
@@ -102,6 +116,9 @@ func (lr *lineReader) next() ([]byte, error) {
 			switch {
 			case lr.discarding:
 				lr.discarding = false
+				if lr.droppedCR {
+					lr.discarded--
+				}
 				return nil, lr.lim.TooLargeError(lr.discarded)
 			case partial > 0:
 				// A last line without a newline still counts.
@@ -114,12 +131,14 @@ func (lr *lineReader) next() ([]byte, error) {
 			lr.start, lr.scan, lr.end = lr.reuse, lr.reuse, lr.reuse
 		}
 		if lr.end == len(lr.buf) {
-			lr.reuse = 0
-			size := chunkSize
-			if need := 2 * partial; need > size {
-				size = min(need, limit+1)
+			if !lr.discarding && partial >= lr.chunk/16 { // a long line
+				if line, done, err := lr.readLong(limit); done {
+					return line, err
+				}
+				continue
 			}
-			nb := rawbuf.Make(size) // read into before it is looked at
+			lr.reuse = 0
+			nb := rawbuf.Make(lr.chunk) // read into before it is looked at
 			copy(nb, lr.buf[lr.start:lr.end])
 			lr.buf, lr.start, lr.scan, lr.end = nb, 0, partial, partial
 		}
@@ -129,6 +148,75 @@ func (lr *lineReader) next() ([]byte, error) {
 			lr.readErr = err
 		}
 	}
+}
+
+// readLong reads the rest of a long line, one that has filled the chunk
+// from lr.start on and is at least a sixteenth of a chunk. Copying its start into a new chunk, as shorter lines
+// are, would leave that much of the old chunk unused, and a line of 64
+// KiB would cost a quarter of a 256 KiB chunk more than its size. The
+// rest of the line is read into a staging buffer instead, kept for the
+// next long line, and the whole line copied into a buffer of exactly its
+// size. The chunk is read into again from where the line started.
+//
+// done is false when the line turned out to be over the limit: what is
+// left of it is then dropped by next, as for any line over the limit.
+func (lr *lineReader) readLong(limit int) (line []byte, done bool, err error) {
+	s := lr.start
+	head := lr.buf[s:lr.end]
+	stage := lr.stage[:0]
+	defer func() {
+		if cap(stage) <= maxStage {
+			lr.stage = stage[:0]
+		} else {
+			lr.stage = nil
+		}
+	}()
+	for {
+		if len(stage) > 0 && lr.beforeWait != nil {
+			lr.beforeWait()
+		}
+		if len(stage) == cap(stage) {
+			stage = slices.Grow(stage, len(head))
+		}
+		// No more than fits where the line started: what follows the
+		// line goes there once it is copied out (see resume).
+		k := len(stage)
+		n, rerr := lr.r.Read(stage[k:min(cap(stage), k+len(lr.buf)-s)])
+		stage = stage[:k+n]
+		nl := bytes.IndexByte(stage[k:], '\n')
+		if nl < 0 && len(head)+len(stage) > limit {
+			lr.start, lr.scan, lr.end, lr.readErr = s, s, s, rerr
+			if c, ok := firstNonSpaceOf(head, stage); ok && lr.notJSON(c) {
+				lr.nonJSON(head)
+				lr.skipBanner()
+				return nil, false, nil
+			}
+			lr.discarding, lr.discarded, lr.reuse = true, len(head)+len(stage), s
+			lr.droppedCR = lastByte(head, stage) == '\r'
+			return nil, false, nil
+		}
+		if nl < 0 && rerr == nil {
+			continue
+		}
+		rest := stage[len(stage):]
+		if nl >= 0 {
+			nl += k
+			stage, rest = stage[:nl], stage[nl+1:]
+		}
+		line := rawbuf.Make(len(head) + len(stage))
+		copy(line[copy(line, head):], stage)
+		lr.resume(s, rest)
+		lr.readErr = rerr
+		line, err := lr.accept(trimCR(line))
+		return line, true, err
+	}
+}
+
+// resume puts what was read after a long line where the line started in
+// the chunk.
+func (lr *lineReader) resume(s int, rest []byte) {
+	copy(lr.buf[s:], rest)
+	lr.start, lr.scan, lr.end = s, s, s+len(rest)
 }
 
 // buffered reports whether a whole line is buffered. The search is not
@@ -158,7 +246,7 @@ func (lr *lineReader) skipBanner() {
 		}
 		if lr.end == len(lr.buf) {
 			if len(lr.buf)-base < 4<<10 {
-				lr.buf, base = make([]byte, chunkSize), 0
+				lr.buf, base = rawbuf.Make(lr.chunk), 0
 			}
 			lr.start, lr.scan, lr.end = base, base, base
 		}
@@ -207,4 +295,27 @@ func firstNonSpace(b []byte) int {
 		}
 	}
 	return len(b)
+}
+
+// firstNonSpaceOf returns the first byte of a and then b that is not
+// space, if there is one.
+func firstNonSpaceOf(a, b []byte) (byte, bool) {
+	if i := firstNonSpace(a); i < len(a) {
+		return a[i], true
+	}
+	if i := firstNonSpace(b); i < len(b) {
+		return b[i], true
+	}
+	return 0, false
+}
+
+// lastByte returns the last byte of a and then b, or 0.
+func lastByte(a, b []byte) byte {
+	switch {
+	case len(b) > 0:
+		return b[len(b)-1]
+	case len(a) > 0:
+		return a[len(a)-1]
+	}
+	return 0
 }

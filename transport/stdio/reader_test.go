@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -225,5 +226,129 @@ func TestLineReaderBuffered(t *testing.T) {
 	}
 	if _, err := lr.read(); err == nil {
 		t.Fatal("the cut last line decoded")
+	}
+}
+
+// pieceReader returns data in pieces of the sizes given, cycling through
+// them: a pipe whose writer is slower or faster than its reader.
+type pieceReader struct {
+	data   []byte
+	sizes  []byte
+	i      int
+	errEOF bool // the last piece comes with io.EOF
+}
+
+func (r *pieceReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, io.EOF
+	}
+	size := len(r.data)
+	if len(r.sizes) > 0 {
+		size = int(r.sizes[r.i%len(r.sizes)]) + 1
+		r.i++
+	}
+	n := copy(p[:min(len(p), size)], r.data)
+	r.data = r.data[n:]
+	if r.errEOF && len(r.data) == 0 {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// splitLines is what a lineReader with no nonJSON hook should make of
+// input: each line without its line end, blank ones skipped, those over
+// max reported with their size.
+func splitLines(input []byte, max int) []string {
+	var out []string
+	lines := bytes.Split(input, []byte("\n"))
+	for i, l := range lines {
+		if i == len(lines)-1 && len(l) == 0 {
+			break
+		}
+		l = trimCR(l)
+		switch {
+		case firstNonSpace(l) == len(l):
+		case len(l) > max:
+			out = append(out, fmt.Sprintf("too large: %d", len(l)))
+		default:
+			out = append(out, string(l))
+		}
+	}
+	return out
+}
+
+// FuzzLineReader checks the framing against splitLines for any input,
+// limit, chunk size and way the input is cut into reads, and that the
+// lines handed out are not overwritten by what is read after them.
+func FuzzLineReader(f *testing.F) {
+	f.Add([]byte("{\"a\":1}\n\n{\"b\":2}\r\n  \nxyz"), uint16(100), uint8(64), []byte{3, 200, 7}, false)
+	f.Add([]byte(strings.Repeat("a", 300)+"\r\n"+strings.Repeat("b", 40)+"\n"), uint16(250), uint8(32), []byte{0}, true)
+	f.Add([]byte(strings.Repeat("x", 500)+"\n"+strings.Repeat("y", 20)+"\n"+strings.Repeat("z", 90)), uint16(1000), uint8(48), []byte{17, 255, 1}, false)
+	f.Fuzz(func(t *testing.T, input []byte, max uint16, chunk uint8, sizes []byte, errEOF bool) {
+		if max == 0 || chunk < 16 {
+			return
+		}
+		want := splitLines(input, int(max))
+		lr := newLineReader(&pieceReader{data: bytes.Clone(input), sizes: sizes, errEOF: errEOF}, jsonrpc.Limits{MaxSize: int(max)})
+		lr.chunk = int(chunk)
+		var got []string
+		var lines [][]byte // as handed out, to be checked again at the end
+		for range len(input) + 2 {
+			line, err := lr.next()
+			if err == io.EOF {
+				break
+			}
+			var de *jsonrpc.DecodeError
+			switch {
+			case errors.As(err, &de):
+				var n int
+				fmt.Sscanf(de.Error(), "message of %d bytes", &n)
+				got = append(got, fmt.Sprintf("too large: %d", n))
+			case err != nil:
+				t.Fatalf("next: %v", err)
+			case line != nil:
+				got = append(got, string(line))
+				lines = append(lines, line)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("got %q\nwant %q", got, want)
+		}
+		i := 0
+		for _, w := range want {
+			if !strings.HasPrefix(w, "too large") {
+				if string(lines[i]) != w {
+					t.Fatalf("line %d changed to %q after later reads, was %q", i, lines[i], w)
+				}
+				i++
+			}
+		}
+	})
+}
+
+// A long line costs its own size and no more: not a part of a chunk left
+// unused and a second one for its end.
+func TestLineReaderLongLinesExactSize(t *testing.T) {
+	line := []byte(padded("echo", 64<<10+100) + "\n")
+	lr := newLineReader(&repeatReader{line: line}, jsonrpc.Limits{})
+	for range 10 { // past the first chunk, and the staging buffer made
+		if _, err := lr.next(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var before, after runtime.MemStats
+	const n = 200
+	runtime.ReadMemStats(&before)
+	for range n {
+		got, err := lr.next()
+		if err != nil || len(got) != len(line)-1 {
+			t.Fatalf("next: %d bytes, %v", len(got), err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	perLine := float64(after.TotalAlloc-before.TotalAlloc) / n
+	const page = 8 << 10 // the runtime's unit for large objects
+	if max := float64((len(line)+page-1)/page*page) * 1.02; perLine > max {
+		t.Errorf("%.0f bytes allocated per %d-byte line, want at most %.0f", perLine, len(line), max)
 	}
 }
