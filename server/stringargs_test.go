@@ -49,10 +49,11 @@ func TestStringArgsMatchValidator(t *testing.T) {
 		`"message"`,
 	}
 	for _, in := range inputs {
-		res, err := e.handler(context.Background(), &Request{server: s}, jsontext.Value(in))
+		out, err := e.handler(context.Background(), &Request{server: s}, jsontext.Value(in))
 		if err != nil {
 			t.Fatalf("%s: %v", in, err)
 		}
+		res := asCallToolResult(t, out)
 		got := fmt.Sprintf("isError=%v %s", res.IsError, res.Content[0].Text)
 		var want string
 		if verr := validator.ValidateTrusted([]byte(in)); verr != nil {
@@ -93,4 +94,21 @@ func TestStringArgsOnlyWhenExact(t *testing.T) {
 			t.Errorf("%s: validator kept = %v, want %v", name, got, wantValidator)
 		}
 	}
+}
+
+// asCallToolResult returns a tool handler's result as the client sees it.
+func asCallToolResult(t *testing.T, res any) *protocol.CallToolResult {
+	t.Helper()
+	if r, ok := res.(*protocol.CallToolResult); ok {
+		return r
+	}
+	raw, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r protocol.CallToolResult
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatalf("%s: %v", raw, err)
+	}
+	return &r
 }

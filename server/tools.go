@@ -29,9 +29,13 @@ type ToolHandler func(ctx context.Context, req *Request, args jsontext.Value) (*
 // or *[protocol.CallToolResult] (sent as is).
 type TypedToolHandler[In, Out any] func(ctx context.Context, req *Request, in In) (Out, error)
 
+// toolFunc is what a tool entry runs: a [ToolHandler], or a typed
+// handler's wrapper, which may answer with a [textOnlyResult].
+type toolFunc func(ctx context.Context, req *Request, args jsontext.Value) (any, error)
+
 type toolEntry struct {
 	tool    protocol.Tool
-	handler ToolHandler
+	handler toolFunc
 	// validator checks the arguments before handler runs; nil when the
 	// handler checks them itself as it decodes them (see stringArgs).
 	validator *jsonschema.Validator
@@ -54,7 +58,9 @@ func (s *Server) AddTool(t *protocol.Tool, h ToolHandler) {
 	if err != nil {
 		panic(fmt.Sprintf("server: tool %q: invalid input schema: %v", tool.Name, err))
 	}
-	s.putTool(&toolEntry{tool: tool, handler: h, validator: v})
+	s.putTool(&toolEntry{tool: tool, handler: func(ctx context.Context, req *Request, args jsontext.Value) (any, error) {
+		return h(ctx, req, args)
+	}, validator: v})
 }
 
 // AddTool adds (or replaces) a typed tool: the input schema is inferred
@@ -81,7 +87,7 @@ func AddTool[In, Out any](s *Server, t *protocol.Tool, h TypedToolHandler[In, Ou
 		}
 	}
 	required, exact := stringArgs(reflect.TypeFor[In](), validator)
-	handler := func(ctx context.Context, req *Request, args jsontext.Value) (*protocol.CallToolResult, error) {
+	handler := func(ctx context.Context, req *Request, args jsontext.Value) (any, error) {
 		var in In
 		switch {
 		case exact && jsonfast.DecodeStringFields(args, &in, required):
@@ -109,6 +115,9 @@ func AddTool[In, Out any](s *Server, t *protocol.Tool, h TypedToolHandler[In, Ou
 		case **protocol.CallToolResult:
 			return *v, nil
 		case *string:
+			if !req.modern {
+				return &textOnlyResult{text: *v}, nil
+			}
 			return textResult(req, *v), nil
 		}
 		raw, err := json.Marshal(out)
