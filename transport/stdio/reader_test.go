@@ -352,3 +352,15 @@ func TestLineReaderLongLinesExactSize(t *testing.T) {
 		t.Errorf("%.0f bytes allocated per %d-byte line, want at most %.0f", perLine, len(line), max)
 	}
 }
+
+func BenchmarkLineReaderLong(b *testing.B) {
+	line := []byte(padded("echo", 64<<10+100) + "\n")
+	lr := newLineReader(&repeatReader{line: line}, jsonrpc.Limits{})
+	b.ReportAllocs()
+	b.SetBytes(int64(len(line)))
+	for b.Loop() {
+		if _, err := lr.next(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
