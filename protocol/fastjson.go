@@ -169,20 +169,23 @@ func decodeCallToolResultFast(data []byte, r *CallToolResult, metas *MetaCache) 
 
 // decodeContent decodes a text block itself, and any other through json.
 func decodeContent(c *jsonfast.Cursor, out *Content) error {
+	// A text block is decoded where it is, its text scanned once; any
+	// other is found again and given to json v2.
+	start := *c
+	if decodeTextContent(c, out) {
+		return nil
+	}
+	*c = start
 	raw, err := c.Raw()
 	if err != nil {
 		return err
-	}
-	if decodeTextContent(raw, out) {
-		return nil
 	}
 	*out = Content{}
 	return json.Unmarshal(raw, out)
 }
 
 // decodeTextContent decodes {"type":"text","text":…} and nothing more.
-func decodeTextContent(v jsontext.Value, out *Content) bool {
-	c := jsonfast.NewCursor(v)
+func decodeTextContent(c *jsonfast.Cursor, out *Content) bool {
 	err := c.Object(func(name []byte, escaped bool) error {
 		switch {
 		case escaped:

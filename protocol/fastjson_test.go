@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -65,5 +66,24 @@ func TestFastPathsKnowEveryField(t *testing.T) {
 	want := "Meta ResultType Content StructuredContent IsError"
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("CallToolResult fields are %q; update fastjson.go, which handles %q", got, want)
+	}
+}
+
+func BenchmarkDecodeCallToolResult(b *testing.B) {
+	for _, size := range []int{20, 64 << 10} {
+		raw, err := (&CallToolResult{Content: []Content{TextContent(strings.Repeat("x", size))}}).AppendJSON(nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("%dB", size), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(raw)))
+			for b.Loop() {
+				var r CallToolResult
+				if err := DecodeCallToolResult(raw, &r, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
