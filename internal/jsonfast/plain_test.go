@@ -38,6 +38,37 @@ func TestPlainPrefix(t *testing.T) {
 	}
 }
 
+// The same for lengths around where long strings are scanned
+// differently (AVX2 on amd64).
+func TestPlainPrefixLong(t *testing.T) {
+	for _, n := range []int{16<<10 - 1, 16 << 10, 16<<10 + 15, 16<<10 + 31, 16<<10 + 33, 64<<10 + 17} {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = 'a' + byte(i%26)
+		}
+		if got := plainPrefix(b); got != n {
+			t.Fatalf("plain string of %d: plainPrefix = %d", n, got)
+		}
+		for pos := 0; pos < n; pos++ {
+			if pos > 100 && pos < n-100 && pos%61 != 0 {
+				continue // the ends, and a stride through every block offset
+			}
+			for _, c := range []byte{0, 0x1f, 0x20, '"', '\\', 0x7f, 0x80, 0xff} {
+				old := b[pos]
+				b[pos] = c
+				want := n
+				if plainPrefixRef([]byte{c}) == 0 {
+					want = pos
+				}
+				if got := plainPrefix(b); got != want {
+					t.Fatalf("len %d, byte %#x at %d: plainPrefix = %d, want %d", n, c, pos, got, want)
+				}
+				b[pos] = old
+			}
+		}
+	}
+}
+
 func FuzzPlainPrefix(f *testing.F) {
 	f.Add([]byte(`hello "world"`))
 	f.Add([]byte("0123456789abcdef0123456789abcdef0123456789abcdef\x01"))
