@@ -14,56 +14,63 @@ func plainPrefixRef(b []byte) int {
 	return len(b)
 }
 
+// plainString returns n plain bytes.
+func plainString(n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = 'a' + byte(i%26)
+	}
+	return b
+}
+
+// checkByteAt checks plainPrefix of the plain string b with each of
+// values put at b[pos] in turn.
+func checkByteAt(t *testing.T, b []byte, pos int, values []byte) {
+	t.Helper()
+	old := b[pos]
+	defer func() { b[pos] = old }()
+	for _, c := range values {
+		b[pos] = c
+		want := len(b)
+		if plainPrefixRef(b[pos:pos+1]) == 0 {
+			want = pos
+		}
+		if got := plainPrefix(b); got != want {
+			t.Fatalf("len %d, byte %#x at %d: plainPrefix = %d, want %d", len(b), c, pos, got, want)
+		}
+	}
+}
+
 // Every byte value, at every position of strings of every length around
 // the vector block sizes.
 func TestPlainPrefix(t *testing.T) {
+	every := make([]byte, 256)
+	for c := range every {
+		every[c] = byte(c)
+	}
 	for n := 0; n <= 200; n++ {
-		b := make([]byte, n)
-		for i := range b {
-			b[i] = 'a' + byte(i%26)
-		}
+		b := plainString(n)
 		if got := plainPrefix(b); got != n {
 			t.Fatalf("plain string of %d: plainPrefix = %d", n, got)
 		}
-		for pos := 0; pos < n; pos++ {
-			for c := 0; c < 256; c++ {
-				old := b[pos]
-				b[pos] = byte(c)
-				if got, want := plainPrefix(b), plainPrefixRef(b); got != want {
-					t.Fatalf("len %d, byte %#x at %d: plainPrefix = %d, want %d", n, c, pos, got, want)
-				}
-				b[pos] = old
-			}
+		for pos := range n {
+			checkByteAt(t, b, pos, every)
 		}
 	}
 }
 
 // The same for lengths around where long strings are scanned
-// differently (AVX2 on amd64).
+// differently (AVX2 on amd64): one byte of each class, at the ends and at
+// a stride through every block offset.
 func TestPlainPrefixLong(t *testing.T) {
 	for _, n := range []int{16<<10 - 1, 16 << 10, 16<<10 + 15, 16<<10 + 31, 16<<10 + 33, 64<<10 + 17} {
-		b := make([]byte, n)
-		for i := range b {
-			b[i] = 'a' + byte(i%26)
-		}
+		b := plainString(n)
 		if got := plainPrefix(b); got != n {
 			t.Fatalf("plain string of %d: plainPrefix = %d", n, got)
 		}
-		for pos := 0; pos < n; pos++ {
-			if pos > 100 && pos < n-100 && pos%61 != 0 {
-				continue // the ends, and a stride through every block offset
-			}
-			for _, c := range []byte{0, 0x1f, 0x20, '"', '\\', 0x7f, 0x80, 0xff} {
-				old := b[pos]
-				b[pos] = c
-				want := n
-				if plainPrefixRef([]byte{c}) == 0 {
-					want = pos
-				}
-				if got := plainPrefix(b); got != want {
-					t.Fatalf("len %d, byte %#x at %d: plainPrefix = %d, want %d", n, c, pos, got, want)
-				}
-				b[pos] = old
+		for pos := range n {
+			if pos <= 100 || pos >= n-100 || pos%61 == 0 {
+				checkByteAt(t, b, pos, []byte{0, 0x1f, 0x20, '"', '\\', 0x7f, 0x80, 0xff})
 			}
 		}
 	}

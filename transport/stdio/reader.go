@@ -92,16 +92,8 @@ func (lr *lineReader) next() ([]byte, error) {
 		}
 		partial := lr.end - lr.start
 		if !lr.discarding && partial > limit {
-			// Over the limit: the rest of the line is read through and
-			// dropped, so it costs no more memory than an acceptable one.
-			lr.discarding = true
-			lr.reuse = lr.start
-			if i := firstNonSpace(lr.buf[lr.start:lr.end]); i < partial && lr.notJSON(lr.buf[lr.start+i]) {
-				lr.nonJSON(lr.buf[lr.start:lr.end])
-				lr.discarding = false // a banner: dropped silently
-				lr.skipBanner()
-				continue
-			}
+			lr.dropLine(lr.buf[lr.start:lr.end], nil)
+			continue
 		}
 		if lr.discarding {
 			lr.discarded += partial
@@ -185,14 +177,8 @@ func (lr *lineReader) readLong(limit int) (line []byte, done bool, err error) {
 		stage = stage[:k+n]
 		nl := bytes.IndexByte(stage[k:], '\n')
 		if nl < 0 && len(head)+len(stage) > limit {
-			lr.start, lr.scan, lr.end, lr.readErr = s, s, s, rerr
-			if c, ok := firstNonSpaceOf(head, stage); ok && lr.notJSON(c) {
-				lr.nonJSON(head)
-				lr.skipBanner()
-				return nil, false, nil
-			}
-			lr.discarding, lr.discarded, lr.reuse = true, len(head)+len(stage), s
-			lr.droppedCR = lastByte(head, stage) == '\r'
+			lr.readErr = rerr
+			lr.dropLine(head, stage)
 			return nil, false, nil
 		}
 		if nl < 0 && rerr == nil {
@@ -210,6 +196,23 @@ func (lr *lineReader) readLong(limit int) (line []byte, done bool, err error) {
 		line, err := lr.accept(trimCR(line))
 		return line, true, err
 	}
+}
+
+// dropLine starts dropping the line being read, which went over the
+// limit: head, then tail, is what came of it so far, head starting at
+// lr.start. The rest of the line is read through into the chunk from
+// there and dropped, so that it costs no more memory than an acceptable
+// one: a banner silently, anything else to be reported as too large.
+func (lr *lineReader) dropLine(head, tail []byte) {
+	s := lr.start
+	lr.scan, lr.end, lr.reuse = s, s, s
+	if c, ok := firstNonSpaceOf(head, tail); ok && lr.notJSON(c) {
+		lr.nonJSON(head)
+		lr.skipBanner()
+		return
+	}
+	lr.discarding, lr.discarded = true, len(head)+len(tail)
+	lr.droppedCR = lastByte(head, tail) == '\r'
 }
 
 // resume puts what was read after a long line where the line started in

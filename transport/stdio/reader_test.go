@@ -196,15 +196,27 @@ func TestLineReaderAllocs(t *testing.T) {
 	}
 }
 
+// BenchmarkLineReader reads and decodes a small message, and a 64 KiB
+// one, which takes the long-line path.
 func BenchmarkLineReader(b *testing.B) {
-	line := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}` + "\n")
-	lr := newLineReader(&repeatReader{line: line}, jsonrpc.Limits{})
-	b.ReportAllocs()
-	b.SetBytes(int64(len(line)))
-	for b.Loop() {
-		if _, err := lr.read(); err != nil {
-			b.Fatal(err)
-		}
+	for _, bc := range []struct {
+		name string
+		line string
+	}{
+		{"small", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}`},
+		{"64KiB", padded("echo", 64<<10+100)},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			line := []byte(bc.line + "\n")
+			lr := newLineReader(&repeatReader{line: line}, jsonrpc.Limits{})
+			b.ReportAllocs()
+			b.SetBytes(int64(len(line)))
+			for b.Loop() {
+				if _, err := lr.read(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
@@ -255,42 +267,56 @@ func (r *pieceReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// splitLines is what a lineReader with no nonJSON hook should make of
-// input: each line without its line end, blank ones skipped, those over
-// max reported with their size.
-func splitLines(input []byte, max int) []string {
-	var out []string
+// splitLines is what a lineReader should make of input: each line
+// without its line end, blank ones skipped, and with banners those that
+// do not start like JSON too, those over max reported with their size.
+// ok is false when the input holds a line over max that starts with more
+// white space than the reader looks at before deciding it is too large.
+func splitLines(input []byte, max int, banners bool) (out []string, ok bool) {
 	lines := bytes.Split(input, []byte("\n"))
 	for i, l := range lines {
 		if i == len(lines)-1 && len(l) == 0 {
 			break
 		}
 		l = trimCR(l)
+		first := firstNonSpace(l)
 		switch {
-		case firstNonSpace(l) == len(l):
+		case first == len(l):
+		case banners && len(l) > max && first > max+2:
+			return nil, false
+		case banners && l[first] != '{' && l[first] != '[':
 		case len(l) > max:
 			out = append(out, fmt.Sprintf("too large: %d", len(l)))
 		default:
 			out = append(out, string(l))
 		}
 	}
-	return out
+	return out, true
 }
 
 // FuzzLineReader checks the framing against splitLines for any input,
 // limit, chunk size and way the input is cut into reads, and that the
 // lines handed out are not overwritten by what is read after them.
 func FuzzLineReader(f *testing.F) {
-	f.Add([]byte("{\"a\":1}\n\n{\"b\":2}\r\n  \nxyz"), uint16(100), uint8(64), []byte{3, 200, 7}, false)
-	f.Add([]byte(strings.Repeat("a", 300)+"\r\n"+strings.Repeat("b", 40)+"\n"), uint16(250), uint8(32), []byte{0}, true)
-	f.Add([]byte(strings.Repeat("x", 500)+"\n"+strings.Repeat("y", 20)+"\n"+strings.Repeat("z", 90)), uint16(1000), uint8(48), []byte{17, 255, 1}, false)
-	f.Fuzz(func(t *testing.T, input []byte, max uint16, chunk uint8, sizes []byte, errEOF bool) {
+	f.Add([]byte("{\"a\":1}\n\n{\"b\":2}\r\n  \nxyz"), uint16(100), uint8(64), []byte{3, 200, 7}, false, true)
+	f.Add([]byte(strings.Repeat("a", 300)+"\r\n"+strings.Repeat("b", 40)+"\n"), uint16(250), uint8(32), []byte{0}, true, false)
+	f.Add([]byte(strings.Repeat("x", 500)+"\n"+strings.Repeat("y", 20)+"\n"+strings.Repeat("z", 90)), uint16(1000), uint8(48), []byte{17, 255, 1}, false, false)
+	f.Add([]byte("Server v1\n"+strings.Repeat("=", 400)+"\n{\"a\":1}\n  "+strings.Repeat("-", 300)), uint16(100), uint8(32), []byte{40, 9}, false, true)
+	// A long banner whose start, as far as the chunk holds it, is white space.
+	f.Add([]byte("{\"a\":1}\n"+strings.Repeat(" ", 40)+strings.Repeat("hello", 50)+"\n{}\n"), uint16(100), uint8(32), []byte{255}, false, true)
+	f.Fuzz(func(t *testing.T, input []byte, max uint16, chunk uint8, sizes []byte, errEOF, banners bool) {
 		if max == 0 || chunk < 16 {
 			return
 		}
-		want := splitLines(input, int(max))
+		want, ok := splitLines(input, int(max), banners)
+		if !ok {
+			return
+		}
 		lr := newLineReader(&pieceReader{data: bytes.Clone(input), sizes: sizes, errEOF: errEOF}, jsonrpc.Limits{MaxSize: int(max)})
 		lr.chunk = int(chunk)
+		if banners {
+			lr.nonJSON = func([]byte) {}
+		}
 		var got []string
 		var lines [][]byte // as handed out, to be checked again at the end
 		for range len(input) + 2 {
@@ -350,17 +376,5 @@ func TestLineReaderLongLinesExactSize(t *testing.T) {
 	const page = 8 << 10 // the runtime's unit for large objects
 	if max := float64((len(line)+page-1)/page*page) * 1.02; perLine > max {
 		t.Errorf("%.0f bytes allocated per %d-byte line, want at most %.0f", perLine, len(line), max)
-	}
-}
-
-func BenchmarkLineReaderLong(b *testing.B) {
-	line := []byte(padded("echo", 64<<10+100) + "\n")
-	lr := newLineReader(&repeatReader{line: line}, jsonrpc.Limits{})
-	b.ReportAllocs()
-	b.SetBytes(int64(len(line)))
-	for b.Loop() {
-		if _, err := lr.next(); err != nil {
-			b.Fatal(err)
-		}
 	}
 }
