@@ -15,124 +15,143 @@ import (
 // arguments: it is encoded without reflection (jsonrpc.Appender), the
 // arguments through jsonfast when their type allows.
 
-// AppendJSON appends the request's params.
+// AppendJSON appends the request's params (jsonrpc.Appender).
 func (w *callToolWire) AppendJSON(b []byte) ([]byte, error) {
+	o := jsonfast.Out{B: b}
+	err := w.AppendOut(&o)
+	return o.B, err
+}
+
+// AppendOut writes the request's params into o, which may refer to long
+// string arguments rather than copy them (jsonfast.OutAppender).
+func (w *callToolWire) AppendOut(o *jsonfast.Out) error {
 	var err error
-	b = append(b, '{')
+	o.B = append(o.B, '{')
 	if !w.Meta.IsZero() {
-		b = append(b, `"_meta":`...)
-		if b, err = w.Meta.appendJSON(b); err != nil {
-			return b, err
+		o.B = append(o.B, `"_meta":`...)
+		if o.B, err = w.Meta.appendJSON(o.B); err != nil {
+			return err
 		}
-		b = append(b, ',')
+		o.B = append(o.B, ',')
 	}
-	b = append(b, `"name":`...)
-	if b, err = jsonfast.AppendQuote(b, w.Name); err != nil {
-		return b, err
+	o.B = append(o.B, `"name":`...)
+	if err = o.Quote(w.Name); err != nil {
+		return err
 	}
 	if w.Arguments != nil {
-		b = append(b, `,"arguments":`...)
-		if b, err = appendArgs(b, w.Arguments); err != nil {
-			return b, err
+		o.B = append(o.B, `,"arguments":`...)
+		if err = appendArgs(o, w.Arguments); err != nil {
+			return err
 		}
 	}
 	if len(w.InputResponses) > 0 {
-		b = append(b, `,"inputResponses":`...)
-		if b, err = jsonfast.AppendMarshal(b, w.InputResponses); err != nil {
-			return b, err
+		o.B = append(o.B, `,"inputResponses":`...)
+		if o.B, err = jsonfast.AppendMarshal(o.B, w.InputResponses); err != nil {
+			return err
 		}
 	}
 	if w.RequestState != "" {
-		b = append(b, `,"requestState":`...)
-		if b, err = jsonfast.AppendQuote(b, w.RequestState); err != nil {
-			return b, err
+		o.B = append(o.B, `,"requestState":`...)
+		if err = o.Quote(w.RequestState); err != nil {
+			return err
 		}
 	}
 	if w.Task != nil {
-		b = append(b, `,"task":`...)
-		if b, err = jsonfast.AppendMarshal(b, w.Task); err != nil {
-			return b, err
+		o.B = append(o.B, `,"task":`...)
+		if o.B, err = jsonfast.AppendMarshal(o.B, w.Task); err != nil {
+			return err
 		}
 	}
-	return append(b, '}'), nil
+	o.B = append(o.B, '}')
+	return nil
 }
 
-// appendArgs appends tool arguments: raw JSON as it is, flat structs and
+// appendArgs writes tool arguments: raw JSON as it is, flat structs and
 // maps of scalars without reflection-based marshalling, anything else
 // through json.
-func appendArgs(b []byte, args any) ([]byte, error) {
+func appendArgs(o *jsonfast.Out, args any) error {
 	switch v := args.(type) {
 	case jsontext.Value:
-		return append(b, v...), nil
+		o.B = append(o.B, v...)
+		return nil
 	case map[string]any:
-		if out, ok := appendScalarMap(b, v); ok {
-			return out, nil
+		if appendScalarMap(o, v) {
+			return nil
 		}
 	case map[string]string:
-		out := append(b, '{')
+		start := o.Mark()
+		o.B = append(o.B, '{')
 		first := true
 		for k, s := range v {
 			if !first {
-				out = append(out, ',')
+				o.B = append(o.B, ',')
 			}
 			first = false
-			var err error
-			if out, err = jsonfast.AppendQuote(out, k); err != nil {
-				return b, err
+			if err := o.Quote(k); err != nil {
+				o.Rewind(start)
+				return err
 			}
-			out = append(out, ':')
-			if out, err = jsonfast.AppendQuote(out, s); err != nil {
-				return b, err
+			o.B = append(o.B, ':')
+			if err := o.Quote(s); err != nil {
+				o.Rewind(start)
+				return err
 			}
 		}
-		return append(out, '}'), nil
+		o.B = append(o.B, '}')
+		return nil
 	default:
-		if out, ok := jsonfast.AppendStruct(b, args); ok {
-			return out, nil
+		if o.Struct(args) {
+			return nil
 		}
 	}
-	return jsonfast.AppendMarshal(b, args)
+	var err error
+	o.B, err = jsonfast.AppendMarshal(o.B, args)
+	return err
 }
 
-// appendScalarMap appends a map whose values are strings, numbers,
-// booleans or nil; it reports false (appending nothing) otherwise.
-func appendScalarMap(b []byte, m map[string]any) ([]byte, bool) {
-	start := len(b)
-	b = append(b, '{')
+// appendScalarMap writes a map whose values are strings, numbers,
+// booleans or nil; it reports false (writing nothing) otherwise.
+func appendScalarMap(o *jsonfast.Out, m map[string]any) bool {
+	start := o.Mark()
+	o.B = append(o.B, '{')
 	first := true
 	for k, v := range m {
 		if !first {
-			b = append(b, ',')
+			o.B = append(o.B, ',')
 		}
 		first = false
-		var err error
-		if b, err = jsonfast.AppendQuote(b, k); err != nil {
-			return b[:start], false
+		if o.Quote(k) != nil {
+			o.Rewind(start)
+			return false
 		}
-		b = append(b, ':')
+		o.B = append(o.B, ':')
 		switch x := v.(type) {
 		case string:
-			if b, err = jsonfast.AppendQuote(b, x); err != nil {
-				return b[:start], false
+			if o.Quote(x) != nil {
+				o.Rewind(start)
+				return false
 			}
 		case bool:
-			b = strconv.AppendBool(b, x)
+			o.B = strconv.AppendBool(o.B, x)
 		case int:
-			b = strconv.AppendInt(b, int64(x), 10)
+			o.B = strconv.AppendInt(o.B, int64(x), 10)
 		case int64:
-			b = strconv.AppendInt(b, x, 10)
+			o.B = strconv.AppendInt(o.B, x, 10)
 		case float64:
 			if x != x || x > 1.7976931348623157e308 || x < -1.7976931348623157e308 {
-				return b[:start], false
+				o.Rewind(start)
+				return false
 			}
-			b = jsontext.AppendFloat(b, x, 64)
+			o.B = jsontext.AppendFloat(o.B, x, 64)
 		case nil:
-			b = append(b, "null"...)
+			o.B = append(o.B, "null"...)
 		default:
-			return b[:start], false
+			o.Rewind(start)
+			return false
 		}
 	}
-	return append(b, '}'), true
+	o.B = append(o.B, '}')
+	return true
 }
 
 // modernMeta is the constant part of a modern request's _meta, encoded

@@ -11,6 +11,11 @@ import (
 // b. A Body is marshalled directly after the envelope; raw Params and Result
 // are copied as they are.
 func AppendMessage(b []byte, m *Message) ([]byte, error) {
+	return appendMessage(b, m, appendValue)
+}
+
+// appendMessage appends m's envelope, with appendBody encoding its Body.
+func appendMessage(b []byte, m *Message, appendBody func([]byte, any) ([]byte, error)) ([]byte, error) {
 	b = append(b, `{"jsonrpc":"2.0"`...)
 	if m.ID.IsValid() || (m.Method == "" && m.Error != nil) {
 		b = append(b, `,"id":`...)
@@ -23,7 +28,7 @@ func AppendMessage(b []byte, m *Message) ([]byte, error) {
 		b, _ = jsontext.AppendQuote(b, m.Method)
 		if m.Body != nil {
 			b = append(b, `,"params":`...)
-			if b, err = appendValue(b, m.Body); err != nil {
+			if b, err = appendBody(b, m.Body); err != nil {
 				return b, err
 			}
 		} else if m.Params != nil {
@@ -44,7 +49,7 @@ func AppendMessage(b []byte, m *Message) ([]byte, error) {
 		b = append(b, `,"result":`...)
 		switch {
 		case m.Body != nil:
-			if b, err = appendValue(b, m.Body); err != nil {
+			if b, err = appendBody(b, m.Body); err != nil {
 				return b, err
 			}
 		case m.Result != nil:
@@ -75,28 +80,35 @@ type Appender interface {
 }
 
 func appendValue(b []byte, v any) ([]byte, error) {
+	var err error
 	switch v := v.(type) {
 	case jsontext.Value:
 		return append(b, v...), nil
 	case []byte:
 		return append(b, v...), nil
 	case Appender:
-		out, err := v.AppendJSON(b)
-		if err != nil {
-			return out, errorf(CodeInternalError, "cannot encode message: %v", err)
-		}
-		return out, nil
+		b, err = v.AppendJSON(b)
+	default:
+		b, err = marshalAppend(b, v)
 	}
+	return b, encodeError(err)
+}
+
+func marshalAppend(b []byte, v any) ([]byte, error) {
 	w := appendWriters.Get().(*appendWriter)
 	w.b = b
 	err := json.MarshalWrite(w, v)
 	b = w.b
 	w.b = nil
 	appendWriters.Put(w)
+	return b, err
+}
+
+func encodeError(err error) error {
 	if err != nil {
-		return b, errorf(CodeInternalError, "cannot encode message: %v", err)
+		return errorf(CodeInternalError, "cannot encode message: %v", err)
 	}
-	return b, nil
+	return nil
 }
 
 // Marshal encodes m into a new slice.

@@ -17,70 +17,79 @@ import (
 
 // AppendJSON appends the result's JSON (jsonrpc.Appender).
 func (r *CallToolResult) AppendJSON(b []byte) ([]byte, error) {
+	o := jsonfast.Out{B: b}
+	err := r.AppendOut(&o)
+	return o.B, err
+}
+
+// AppendOut writes the result's JSON into o, which may refer to a long
+// text rather than copy it (jsonfast.OutAppender).
+func (r *CallToolResult) AppendOut(o *jsonfast.Out) error {
 	var err error
-	b = append(b, '{')
-	first := true
-	sep := func() {
-		if !first {
-			b = append(b, ',')
-		}
-		first = false
-	}
+	o.B = append(o.B, '{')
 	if len(r.Meta) > 0 {
-		sep()
-		b = append(b, `"_meta":`...)
-		if b, err = jsonfast.AppendMarshal(b, r.Meta); err != nil {
-			return b, err
+		o.B = append(o.B, `"_meta":`...)
+		if o.B, err = jsonfast.AppendMarshal(o.B, r.Meta); err != nil {
+			return err
 		}
+		o.B = append(o.B, ',')
 	}
 	if r.ResultType != "" {
-		sep()
-		b = append(b, `"resultType":`...)
-		if b, err = jsonfast.AppendQuote(b, r.ResultType); err != nil {
-			return b, err
+		o.B = append(o.B, `"resultType":`...)
+		if err = o.Quote(r.ResultType); err != nil {
+			return err
 		}
+		o.B = append(o.B, ',')
 	}
-	sep()
-	b = append(b, `"content":[`...)
+	o.B = append(o.B, `"content":[`...)
 	for i := range r.Content {
 		if i > 0 {
-			b = append(b, ',')
+			o.B = append(o.B, ',')
 		}
-		if b, err = r.Content[i].AppendJSON(b); err != nil {
-			return b, err
+		if err = r.Content[i].appendOut(o); err != nil {
+			return err
 		}
 	}
-	b = append(b, ']')
+	o.B = append(o.B, ']')
 	if len(r.StructuredContent) > 0 {
-		b = append(b, `,"structuredContent":`...)
-		if b, err = appendRaw(b, r.StructuredContent); err != nil {
-			return b, err
+		o.B = append(o.B, `,"structuredContent":`...)
+		if o.B, err = appendRaw(o.B, r.StructuredContent); err != nil {
+			return err
 		}
 	}
 	if r.IsError {
-		b = append(b, `,"isError":true`...)
+		o.B = append(o.B, `,"isError":true`...)
 	}
-	return append(b, '}'), nil
+	o.B = append(o.B, '}')
+	return nil
 }
 
 // AppendJSON appends the block's JSON: what [Content.MarshalJSONTo]
 // writes.
 func (c *Content) AppendJSON(b []byte) ([]byte, error) {
-	if c.Type != ContentText || len(c.Meta) > 0 {
-		return jsonfast.AppendMarshal(b, c)
-	}
+	o := jsonfast.Out{B: b}
+	err := c.appendOut(&o)
+	return o.B, err
+}
+
+func (c *Content) appendOut(o *jsonfast.Out) error {
 	var err error
-	b = append(b, `{"type":"text","text":`...)
-	if b, err = jsonfast.AppendQuote(b, c.Text); err != nil {
-		return b, err
+	if c.Type != ContentText || len(c.Meta) > 0 {
+		o.B, err = jsonfast.AppendMarshal(o.B, c)
+		return err
+	}
+	o.B = append(o.B, `{"type":"text","text":`...)
+	if err = o.Quote(c.Text); err != nil {
+		return err
 	}
 	if c.Annotations != nil {
-		b = append(b, `,"annotations":`...)
-		if b, err = jsonfast.AppendMarshal(b, c.Annotations); err != nil {
-			return b, err
+		o.B = append(o.B, `,"annotations":`...)
+		if o.B, err = jsonfast.AppendMarshal(o.B, c.Annotations); err != nil {
+			return err
 		}
 	}
-	return append(b, '}'), nil
+	o.B = append(o.B, '}')
+	return nil
 }
 
 // appendRaw appends a raw value the way json v2 writes a jsontext.Value:

@@ -8,15 +8,22 @@ import "github.com/ferrymcp/ferry/internal/jsonfast"
 // a few hundred bytes of fields left empty) on every call.
 type textOnlyResult struct{ text string }
 
-// AppendJSON appends what [protocol.CallToolResult.AppendJSON] does for
-// the same result (jsonrpc.Appender).
-func (r *textOnlyResult) AppendJSON(b []byte) ([]byte, error) {
-	b = append(b, `{"content":[{"type":"text","text":`...)
-	b, err := jsonfast.AppendQuote(b, r.text)
-	if err != nil {
-		return b, err
+// AppendOut writes what [protocol.CallToolResult.AppendOut] does for the
+// same result (jsonfast.OutAppender): a long text is referred to.
+func (r *textOnlyResult) AppendOut(o *jsonfast.Out) error {
+	o.B = append(o.B, `{"content":[{"type":"text","text":`...)
+	if err := o.Quote(r.text); err != nil {
+		return err
 	}
-	return append(b, "}]}"...), nil
+	o.B = append(o.B, "}]}"...)
+	return nil
+}
+
+// AppendJSON appends the same JSON (jsonrpc.Appender).
+func (r *textOnlyResult) AppendJSON(b []byte) ([]byte, error) {
+	o := jsonfast.Out{B: b}
+	err := r.AppendOut(&o)
+	return o.B, err
 }
 
 // MarshalJSON lets anything that encodes results without

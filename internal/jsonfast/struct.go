@@ -175,12 +175,20 @@ func structOf(v any) (*plan, unsafe.Pointer) {
 // codec handles, and reports whether it did; otherwise b is returned
 // unchanged and the caller uses json v2.
 func AppendStruct(b []byte, v any) ([]byte, bool) {
+	o := Out{B: b}
+	ok := o.Struct(v)
+	return o.B, ok
+}
+
+// Struct is [AppendStruct] into o, which may refer to long string fields.
+// When it reports false, o is as it was.
+func (o *Out) Struct(v any) bool {
 	p, base := structOf(v)
 	if p == nil {
-		return b, false
+		return false
 	}
-	start := len(b)
-	b = append(b, '{')
+	start := o.Mark()
+	o.B = append(o.B, '{')
 	first := true
 	for i := range p.fields {
 		f := &p.fields[i]
@@ -189,16 +197,17 @@ func AppendStruct(b []byte, v any) ([]byte, bool) {
 			continue
 		}
 		if !first {
-			b = append(b, ',')
+			o.B = append(o.B, ',')
 		}
 		first = false
-		b = append(b, f.prefix...)
-		var ok bool
-		if b, ok = appendField(b, f, ptr); !ok {
-			return b[:start], false
+		o.B = append(o.B, f.prefix...)
+		if !o.field(f, ptr) {
+			o.Rewind(start)
+			return false
 		}
 	}
-	return append(b, '}'), true
+	o.B = append(o.B, '}')
+	return true
 }
 
 func isZero(f *field, ptr unsafe.Pointer) bool {
@@ -216,24 +225,24 @@ func isZero(f *field, ptr unsafe.Pointer) bool {
 	}
 }
 
-func appendField(b []byte, f *field, ptr unsafe.Pointer) ([]byte, bool) {
+func (o *Out) field(f *field, ptr unsafe.Pointer) bool {
 	switch f.kind {
 	case kString:
-		out, err := AppendQuote(b, *(*string)(ptr))
-		return out, err == nil
+		return o.Quote(*(*string)(ptr)) == nil
 	case kBool:
-		return strconv.AppendBool(b, *(*bool)(ptr)), true
+		o.B = strconv.AppendBool(o.B, *(*bool)(ptr))
 	case kInt:
-		return strconv.AppendInt(b, intAt(ptr, f.bits), 10), true
+		o.B = strconv.AppendInt(o.B, intAt(ptr, f.bits), 10)
 	case kUint:
-		return strconv.AppendUint(b, uintAt(ptr, f.bits), 10), true
+		o.B = strconv.AppendUint(o.B, uintAt(ptr, f.bits), 10)
 	default:
 		x := floatAt(ptr, f.bits)
 		if x != x || x > 1.7976931348623157e308 || x < -1.7976931348623157e308 {
-			return b, false // NaN and ±Inf: json v2 reports the error
+			return false // NaN and ±Inf: json v2 reports the error
 		}
-		return jsontext.AppendFloat(b, x, f.bits), true
+		o.B = jsontext.AppendFloat(o.B, x, f.bits)
 	}
+	return true
 }
 
 func intAt(p unsafe.Pointer, bits int) int64 {

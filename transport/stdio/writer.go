@@ -24,15 +24,12 @@ const (
 	bigLine = 16 << 10
 )
 
-var encodeBufs = sync.Pool{New: func() any {
-	b := make([]byte, 0, 1024)
-	return &b
-}}
+var wires = sync.Pool{New: func() any { return new(jsonrpc.Wire) }}
 
-func putBuf(bp *[]byte) {
-	if cap(*bp) <= maxPooled {
-		*bp = (*bp)[:0]
-		encodeBufs.Put(bp)
+func putWire(w *jsonrpc.Wire) {
+	if cap(w.Bytes()) <= maxPooled {
+		w.Reset()
+		wires.Put(w)
 	}
 }
 
@@ -41,14 +38,16 @@ func putBuf(bp *[]byte) {
 // the lines the others encode meanwhile are queued, to leave when the
 // flusher's own write is done, small ones together in one write system
 // call. Under load many messages thus share a write; a lone one leaves
-// at once, from the buffer it was encoded in.
+// at once, from the buffer it was encoded in. A long string of a message
+// (see [jsonrpc.Wire]) is written from where it is, with writev(2).
 type lineWriter struct {
 	w io.Writer
 
 	mu       sync.Mutex
-	queue    []*[]byte // buffers from encodeBufs: small lines together, a big one alone
-	queued   int       // bytes in queue
-	spare    []*[]byte // the flusher's previous batch list, for reuse
+	queue    []*jsonrpc.Wire // from wires: small lines together, a big one alone
+	queued   int             // bytes in queue
+	spare    []*jsonrpc.Wire // the flusher's previous batch list, for reuse
+	vec      [][]byte        // the flusher's pieces of a vectored write
 	flushing bool
 	room     chan struct{} // closed when the queue is taken; made by a writer that waits
 	err      error         // sticky
@@ -82,21 +81,22 @@ func (lw *lineWriter) encode(ctx context.Context, m *jsonrpc.Message, flush bool
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	bp := encodeBufs.Get().(*[]byte)
-	b, err := jsonrpc.AppendMessage((*bp)[:0], m)
-	*bp = b
-	if err != nil {
-		putBuf(bp)
+	wire := wires.Get().(*jsonrpc.Wire)
+	if err := wire.Encode(m); err != nil {
+		putWire(wire)
 		return err
 	}
-	*bp = append(oneLine(b), '\n')
-	return lw.send(ctx, bp, flush)
+	oneLine(wire.Bytes()) // the strings referred to are plain: no newline
+	wire.Write(newline)
+	return lw.send(ctx, wire, flush)
 }
 
-// send queues the line in *bp, or writes it when no write is in progress
-// (and flush is set). It takes bp over.
-func (lw *lineWriter) send(ctx context.Context, bp *[]byte, flush bool) error {
-	n := len(*bp)
+var newline = []byte{'\n'}
+
+// send queues the line in wire, or writes it when no write is in
+// progress (and flush is set). It takes wire over.
+func (lw *lineWriter) send(ctx context.Context, wire *jsonrpc.Wire, flush bool) error {
+	n := wire.Len()
 	// Batching spares system calls for small lines; a big one is sent at
 	// once, so that answers waiting for their batch do not pile up in
 	// memory.
@@ -106,12 +106,12 @@ func (lw *lineWriter) send(ctx context.Context, bp *[]byte, flush bool) error {
 		if lw.err != nil {
 			err := lw.err
 			lw.mu.Unlock()
-			putBuf(bp)
+			putWire(wire)
 			return err
 		}
 		if p := lw.closed.Load(); p != nil {
 			lw.mu.Unlock()
-			putBuf(bp)
+			putWire(wire)
 			return *p
 		}
 		if !lw.flushing || lw.queued == 0 || lw.queued+n <= maxQueued {
@@ -126,13 +126,13 @@ func (lw *lineWriter) send(ctx context.Context, bp *[]byte, flush bool) error {
 		case <-room:
 		case <-lw.closedCh:
 		case <-ctx.Done():
-			putBuf(bp)
+			putWire(wire)
 			return ctx.Err()
 		}
 		lw.mu.Lock()
 	}
 	if lw.flushing || !flush {
-		lw.enqueue(bp)
+		lw.enqueue(wire)
 		if !lw.flushing {
 			lw.unsent.Store(true)
 		}
@@ -140,27 +140,29 @@ func (lw *lineWriter) send(ctx context.Context, bp *[]byte, flush bool) error {
 		return nil
 	}
 	lw.flushing = true
-	lw.enqueue(bp) // after the lines writeBuffered left, if any
+	lw.enqueue(wire) // after the lines writeBuffered left, if any
 	batch := lw.takeQueue()
 	lw.mu.Unlock()
 	return lw.drain(batch)
 }
 
 // enqueue adds a line to the queue; the caller holds mu.
-func (lw *lineWriter) enqueue(bp *[]byte) {
-	lw.queued += len(*bp)
-	if k := len(lw.queue); k > 0 && len(*bp) < bigLine {
-		if last := lw.queue[k-1]; len(*last) < bigLine {
-			*last = append(*last, *bp...)
-			putBuf(bp)
+func (lw *lineWriter) enqueue(wire *jsonrpc.Wire) {
+	n := wire.Len()
+	lw.queued += n
+	// A line shorter than bigLine refers to nothing (jsonrpc.WireRefMin).
+	if k := len(lw.queue); k > 0 && n < bigLine {
+		if last := lw.queue[k-1]; last.Len() < bigLine {
+			last.Write(wire.Bytes())
+			putWire(wire)
 			return
 		}
 	}
-	lw.queue = append(lw.queue, bp)
+	lw.queue = append(lw.queue, wire)
 }
 
 // takeQueue hands the queue to the flusher; the caller holds mu.
-func (lw *lineWriter) takeQueue() []*[]byte {
+func (lw *lineWriter) takeQueue() []*jsonrpc.Wire {
 	q := lw.queue
 	lw.queue, lw.spare = lw.spare[:0], nil
 	lw.queued = 0
@@ -180,22 +182,22 @@ func (lw *lineWriter) makeRoom() {
 
 // drain is the flusher's loop: it writes batch, then what was queued
 // meanwhile, until nothing is left.
-func (lw *lineWriter) drain(batch []*[]byte) error {
+func (lw *lineWriter) drain(batch []*jsonrpc.Wire) error {
 	for {
 		var err error
-		for i, bp := range batch {
+		for i, wire := range batch {
 			if err == nil {
-				_, err = lw.w.Write(*bp)
+				err = lw.writeWire(wire)
 			}
-			putBuf(bp)
+			putWire(wire)
 			batch[i] = nil
 		}
 		lw.mu.Lock()
 		lw.spare = batch[:0]
 		if err != nil {
 			lw.err = err
-			for _, bp := range lw.queue {
-				putBuf(bp)
+			for _, wire := range lw.queue {
+				putWire(wire)
 			}
 			lw.queue, lw.queued = nil, 0
 		}
@@ -208,6 +210,18 @@ func (lw *lineWriter) drain(batch []*[]byte) error {
 		batch = lw.takeQueue()
 		lw.mu.Unlock()
 	}
+}
+
+// writeWire writes one queued wire; only the flusher calls it.
+func (lw *lineWriter) writeWire(wire *jsonrpc.Wire) error {
+	if !wire.Refers() {
+		_, err := lw.w.Write(wire.Bytes())
+		return err
+	}
+	lw.vec = wire.Buffers(lw.vec[:0])
+	err := writeVectored(lw.w, lw.vec)
+	clear(lw.vec) // keeps no string alive
+	return err
 }
 
 // flushDeferred sends what writeBuffered queued, unless a flusher is at
@@ -251,4 +265,14 @@ func oneLine(b []byte) []byte {
 		i += 1 + j
 	}
 	return b
+}
+
+// writeEach writes the pieces in order, with a Write each.
+func writeEach(w io.Writer, pieces [][]byte) error {
+	for _, p := range pieces {
+		if _, err := w.Write(p); err != nil {
+			return err
+		}
+	}
+	return nil
 }

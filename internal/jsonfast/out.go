@@ -1,0 +1,86 @@
+package jsonfast
+
+import "unsafe"
+
+// Out is JSON being encoded for a vectored write (writev(2)): a long
+// string that needs no escaping is not copied into B but referred to, and
+// written later from the memory it is in. A 64 KiB tool result thus goes
+// from the request it was decoded from to the pipe without an encode
+// buffer of its own.
+type Out struct {
+	// B is the encoding so far, without the strings referred to.
+	B []byte
+	// Refs are the strings referred to, in order: Refs[i].S goes at
+	// offset Refs[i].At of B.
+	Refs []Ref
+	// RefMin is the length from which a plain string is referred to; 0
+	// copies every string into B.
+	RefMin int
+}
+
+// Ref is a string of an [Out], written at offset At of its B.
+type Ref struct {
+	At int
+	S  string
+}
+
+// OutAppender is implemented by values that encode themselves into an
+// [Out] (and may then refer to their long strings).
+type OutAppender interface {
+	AppendOut(o *Out) error
+}
+
+// Quote appends s as a quoted JSON string, referring to it when it is
+// long enough and needs no escaping.
+func (o *Out) Quote(s string) error {
+	if o.RefMin > 0 && len(s) >= o.RefMin && CleanString(unsafe.Slice(unsafe.StringData(s), len(s))) {
+		o.B = append(o.B, '"')
+		o.Refs = append(o.Refs, Ref{At: len(o.B), S: s})
+		o.B = append(o.B, '"')
+		return nil
+	}
+	var err error
+	o.B, err = AppendQuote(o.B, s)
+	return err
+}
+
+// Mark is a position in an [Out], to go back to with [Out.Rewind].
+type Mark struct{ n, refs int }
+
+// Mark returns the position o is at.
+func (o *Out) Mark() Mark { return Mark{len(o.B), len(o.Refs)} }
+
+// Rewind drops what was written after m.
+func (o *Out) Rewind(m Mark) {
+	o.B = o.B[:m.n]
+	clear(o.Refs[m.refs:])
+	o.Refs = o.Refs[:m.refs]
+}
+
+// Len is the length of the whole encoding.
+func (o *Out) Len() int {
+	n := len(o.B)
+	for _, r := range o.Refs {
+		n += len(r.S)
+	}
+	return n
+}
+
+// Reset empties o and drops its references, so that a pooled Out does
+// not keep the memory they are in alive.
+func (o *Out) Reset() {
+	o.B = o.B[:0]
+	clear(o.Refs)
+	o.Refs = o.Refs[:0]
+}
+
+// Buffers appends to dst the pieces of the encoding in order: parts of B
+// and, between them, the strings referred to, which must not be modified.
+func (o *Out) Buffers(dst [][]byte) [][]byte {
+	at := 0
+	for _, r := range o.Refs {
+		dst = append(dst, o.B[at:r.At], unsafe.Slice(unsafe.StringData(r.S), len(r.S)))
+		at = r.At
+	}
+	return append(dst, o.B[at:])
+}

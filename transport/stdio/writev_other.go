@@ -1,0 +1,8 @@
+//go:build !linux
+
+package stdio
+
+import "io"
+
+// writeVectored writes the pieces in order, with a Write each.
+func writeVectored(w io.Writer, pieces [][]byte) error { return writeEach(w, pieces) }
