@@ -33,15 +33,19 @@ type OutAppender interface {
 // Quote appends s as a quoted JSON string, referring to it when it is
 // long enough and needs no escaping.
 func (o *Out) Quote(s string) error {
-	if o.RefMin > 0 && len(s) >= o.RefMin && CleanString(unsafe.Slice(unsafe.StringData(s), len(s))) {
-		o.B = append(o.B, '"')
-		o.Refs = append(o.Refs, Ref{At: len(o.B), S: s})
-		o.B = append(o.B, '"')
-		return nil
-	}
 	var err error
-	o.B, err = AppendQuote(o.B, s)
-	return err
+	if o.RefMin == 0 || len(s) < o.RefMin {
+		o.B, err = AppendQuote(o.B, s)
+		return err
+	}
+	o.B = append(o.B, '"')
+	if !CleanString(unsafe.Slice(unsafe.StringData(s), len(s))) {
+		o.B, err = appendEscaping(o.B, s) // not scanned for cleanness again
+		return err
+	}
+	o.Refs = append(o.Refs, Ref{At: len(o.B), S: s})
+	o.B = append(o.B, '"')
+	return nil
 }
 
 // Mark is a position in an [Out], to go back to with [Out.Rewind].

@@ -41,6 +41,13 @@ func AppendQuote(dst []byte, s string) ([]byte, error) {
 		dst = append(dst, s...)
 		return append(dst, '"'), nil
 	}
+	return appendEscaping(dst, s)
+}
+
+// appendEscaping appends s, known to need escaping, and the closing
+// quote, after dst's opening one.
+func appendEscaping(dst []byte, s string) ([]byte, error) {
+	b := unsafe.Slice(unsafe.StringData(s), len(s)) // read only
 	i, start := 0, 0
 	var err error
 	for i < len(s) {

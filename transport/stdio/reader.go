@@ -143,9 +143,10 @@ func (lr *lineReader) next() ([]byte, error) {
 }
 
 // readLong reads the rest of a long line, one that has filled the chunk
-// from lr.start on and is at least a sixteenth of a chunk. Copying its start into a new chunk, as shorter lines
-// are, would leave that much of the old chunk unused, and a line of 64
-// KiB would cost a quarter of a 256 KiB chunk more than its size. The
+// from lr.start on and is at least a sixteenth of a chunk. Copying its
+// start into a new chunk, as shorter lines are, would leave that much of
+// the old chunk unused, and a line of 64 KiB would cost a quarter of a
+// 256 KiB chunk more than its size. The
 // rest of the line is read into a staging buffer instead, kept for the
 // next long line, and the whole line copied into a buffer of exactly its
 // size. The chunk is read into again from where the line started.

@@ -132,7 +132,7 @@ func (lw *lineWriter) send(ctx context.Context, wire *jsonrpc.Wire, flush bool) 
 		lw.mu.Lock()
 	}
 	if lw.flushing || !flush {
-		lw.enqueue(wire)
+		lw.enqueue(wire, n)
 		if !lw.flushing {
 			lw.unsent.Store(true)
 		}
@@ -140,19 +140,18 @@ func (lw *lineWriter) send(ctx context.Context, wire *jsonrpc.Wire, flush bool) 
 		return nil
 	}
 	lw.flushing = true
-	lw.enqueue(wire) // after the lines writeBuffered left, if any
+	lw.enqueue(wire, n) // after the lines writeBuffered left, if any
 	batch := lw.takeQueue()
 	lw.mu.Unlock()
 	return lw.drain(batch)
 }
 
-// enqueue adds a line to the queue; the caller holds mu.
-func (lw *lineWriter) enqueue(wire *jsonrpc.Wire) {
-	n := wire.Len()
+// enqueue adds a line of n bytes to the queue; the caller holds mu.
+func (lw *lineWriter) enqueue(wire *jsonrpc.Wire, n int) {
 	lw.queued += n
-	// A line shorter than bigLine refers to nothing (jsonrpc.WireRefMin).
-	if k := len(lw.queue); k > 0 && n < bigLine {
-		if last := lw.queue[k-1]; last.Len() < bigLine {
+	// Only own bytes can be appended to a line: neither may refer.
+	if k := len(lw.queue); k > 0 && n < bigLine && !wire.Refers() {
+		if last := lw.queue[k-1]; len(last.Bytes()) < bigLine && !last.Refers() {
 			last.Write(wire.Bytes())
 			putWire(wire)
 			return
