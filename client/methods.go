@@ -199,8 +199,7 @@ func (c *Client) callTool(ctx context.Context, name string, args any, user proto
 			func(meta wireMeta, mp protocol.MRTRParams) any {
 				return &callToolWire{Meta: meta, Name: name, Arguments: args, MRTRParams: mp, Task: task, headers: headers}
 			})
-		var e *jsonrpc.Error
-		if retried || !c.mirrors || !errors.As(err, &e) || e.Code != jsonrpc.CodeHeaderMismatch {
+		if err == nil || retried || !c.mirrors || !isHeaderMismatch(err) {
 			return res, err
 		}
 		// "If the server rejects a request with a HeaderMismatch error
@@ -210,6 +209,14 @@ func (c *Client) callTool(ctx context.Context, name string, args any, user proto
 			return res, err
 		}
 	}
+}
+
+// isHeaderMismatch reports whether err is the server's HeaderMismatch
+// error. It is a function of its own so that the error variable errors.As
+// needs is only made when a call failed.
+func isHeaderMismatch(err error) bool {
+	var e *jsonrpc.Error
+	return errors.As(err, &e) && e.Code == jsonrpc.CodeHeaderMismatch
 }
 
 // mirroredArgs computes the Mcp-Param-* headers of a call to a tool whose

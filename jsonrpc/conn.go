@@ -92,8 +92,9 @@ type Conn struct {
 	// cancels them itself, from the incoming map).
 	reqParent context.Context
 
-	nextID atomic.Int64
-	sem    chan struct{}
+	nextID    atomic.Int64
+	sem       chan struct{}
+	callChans callChans
 
 	mu       sync.Mutex
 	pending  map[ID]pendingCall
@@ -799,7 +800,7 @@ func (c *Conn) CallTimeout(ctx context.Context, method string, params any, d tim
 
 func (c *Conn) call(ctx context.Context, method string, params any, d time.Duration, timeoutErr error) (*Message, error) {
 	id := Int64ID(c.nextID.Add(1))
-	p := pendingCall{ch: make(chan *Message, 1)}
+	p := pendingCall{ch: c.callChans.get()}
 	if d > 0 {
 		p.deadline = c.deadlines.after(d)
 	}
@@ -872,6 +873,8 @@ func (c *Conn) call(ctx context.Context, method string, params any, d time.Durat
 			return nil, c.abandon(ctx, id, context.Cause(ctx))
 		}
 	}
+	// The one message meant for p.ch was taken: nothing sends on it again.
+	c.callChans.put(p.ch)
 	switch {
 	case r == &c.deadlines.expired:
 		return nil, c.abandon(ctx, id, timeoutErr)

@@ -1,14 +1,34 @@
 package jsonrpc
 
-import "time"
+import (
+	"sync"
+	"time"
+)
 
 // pendingCall is an outgoing call waiting for its answer. Exactly one
 // message is sent on ch, by whoever removes the call from Conn.pending:
 // the answer, or one of the markers of deadlines.
 type pendingCall struct {
-	ch       chan *Message
+	ch       chan *Message // from Conn.callChans
 	deadline time.Duration // on the deadlines clock; 0: none
 }
+
+// callChans keeps the channels of a connection's answered calls for its
+// next ones: a channel of pointers with a buffer is two allocations. A
+// call gives its channel back only once it has received on it; one that
+// gave up waiting may yet be sent to, so its channel is left to the
+// collector. The pool is the connection's, not the package's: a channel
+// belongs to the synctest bubble it was made in, as a connection does.
+type callChans struct{ pool sync.Pool }
+
+func (cc *callChans) get() chan *Message {
+	if ch, ok := cc.pool.Get().(chan *Message); ok {
+		return ch
+	}
+	return make(chan *Message, 1)
+}
+
+func (cc *callChans) put(ch chan *Message) { cc.pool.Put(ch) }
 
 // deadlines bounds the calls made with [Conn.CallTimeout] with one timer
 // per connection rather than one per call: the timer is set for the

@@ -200,11 +200,12 @@ func decodeTextContent(c *jsonfast.Cursor, out *Content) bool {
 		case escaped:
 			return errSlow
 		case string(name) == "type":
-			s, err := c.String()
-			if err != nil || s != ContentText {
+			// Compared where it lies: a copy would be an allocation.
+			// An escaped "text" goes the slow way.
+			if is, err := c.StringIs(ContentText); err != nil || !is {
 				return errSlow
 			}
-			out.Type = s
+			out.Type = ContentText
 		case string(name) == "text":
 			s, err := c.String()
 			out.Text = s

@@ -54,6 +54,23 @@ func TestDecodeCallToolResult(t *testing.T) {
 	}
 }
 
+// Inputs json v2 would not write: member order, escapes, spaces.
+func TestDecodeCallToolResultRaw(t *testing.T) {
+	for _, raw := range []string{
+		`{"content":[{"type":"\u0074ext","text":"a"}]}`,
+		`{"content":[{"text":"a","type":"text"}]}`,
+		`{ "content" : [ { "type" : "text" , "text" : "a\nb" } ] , "isError" : true }`,
+		`{"content":[{"type":"texts","text":"a"}]}`,
+	} {
+		var want, got CallToolResult
+		werr := json.Unmarshal([]byte(raw), &want)
+		gerr := DecodeCallToolResult([]byte(raw), &got, nil)
+		if (werr == nil) != (gerr == nil) || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\ngot  %+v, %v\nwant %+v, %v", raw, got, gerr, want, werr)
+		}
+	}
+}
+
 // Every field of CallToolResult and of a text Content is handled by the
 // fast paths: a field added to either type must be added there too.
 func TestFastPathsKnowEveryField(t *testing.T) {

@@ -147,6 +147,23 @@ func (c *Cursor) String() (string, error) {
 	return string(u), nil
 }
 
+// StringIs consumes a string and reports whether its text, taken as it
+// is, equals want: nothing is copied. A string with escapes is not
+// unescaped and never equals; callers that must accept one fall back to
+// String.
+func (c *Cursor) StringIs(want string) (bool, error) {
+	if c.Peek() != '"' {
+		return false, ErrSyntax
+	}
+	end, escaped := skipString(c.b, c.i)
+	if end < 0 {
+		return false, ErrSyntax
+	}
+	raw := c.b[c.i+1 : end-1]
+	c.i = skipSpace(c.b, end)
+	return !escaped && string(raw) == want, nil
+}
+
 // Literal consumes a non-string scalar (number, true, false, null) and
 // returns its text.
 func (c *Cursor) Literal() ([]byte, error) {
