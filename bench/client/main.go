@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"unsafe"
 
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/jsonrpc"
@@ -59,7 +60,16 @@ func run() int {
 			conn.ServerPID = cmdStream.Pid()
 		}
 		conn.Call = func(ctx context.Context, worker int, msg []byte) (bool, error) {
-			r, err := c.Call(ctx, "echo", &echoArgs{Message: string(msg)})
+			// The harness hands each call its message as bytes that stay
+			// as they are until the call returns, and an application calls
+			// with the string it has: a string(msg) here would add a
+			// 64 KiB copy and 64 KiB of garbage per call that neither the
+			// library nor such a caller makes (the raw client writes the
+			// bytes as they are; the TS client's message is a rope of the
+			// harness's pieces). ferry reads its arguments only until the
+			// request is written, which is before its answer comes; a call
+			// that times out first fails the run anyway.
+			r, err := c.Call(ctx, "echo", &echoArgs{Message: unsafe.String(unsafe.SliceData(msg), len(msg))})
 			if err != nil {
 				if errors.Is(err, jsonrpc.ErrClosed) {
 					return false, fmt.Errorf("%w: %v", harness.ErrFatal, err)

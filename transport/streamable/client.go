@@ -104,6 +104,9 @@ type clientStream struct {
 	initNote  []byte // the initialized notification, likewise
 	getOpen   bool
 	fallback  jsonrpc.Stream // HTTP+SSE, once fallen back
+	head      []byte         // fixedHead's lines for headSID
+	headSID   string
+	headErr   error
 	reinit    sync.Mutex
 }
 
@@ -261,8 +264,9 @@ func (cs *clientStream) Write(ctx context.Context, m *jsonrpc.Message) error {
 	return nil
 }
 
-// prepare encodes a message and the headers its POST carries.
-func (cs *clientStream) prepare(m *jsonrpc.Message) ([]byte, http.Header, error) {
+// prepare encodes a message and the headers its POST carries beyond
+// those of every POST of the stream.
+func (cs *clientStream) prepare(m *jsonrpc.Message) ([]byte, postHeader, error) {
 	var buf []byte
 	if cs.bodyReusable(m) {
 		buf = (*bodyBufs.Get().(*[]byte))[:0]
@@ -271,24 +275,24 @@ func (cs *clientStream) prepare(m *jsonrpc.Message) ([]byte, http.Header, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	hdr := http.Header{}
+	hdr := make(postHeader, 0, 4)
 	if m.Method != "" {
-		hdr.Set(headerMethod, m.Method)
+		hdr = hdr.set(headerMethod, m.Method)
 	}
 	modern := false
 	if mr, ok := m.Body.(Mirrored); ok {
 		mr.Mirror(func(k, v string) {
-			hdr.Set(k, v)
+			hdr = hdr.set(k, v)
 			modern = modern || strings.EqualFold(k, headerProtocolVersion)
 		})
 	}
-	if modern && m.IsRequest() && hdr.Get(headerName) == "" {
+	if modern && m.IsRequest() && hdr.get(headerName) == "" {
 		if field := nameField(m.Method); field != "" {
 			// The body did not say: find the name in the params.
 			if params, ok, _ := jsonrpc.Member(body, "params"); ok {
 				if v, ok, _ := jsonrpc.Member(params, field); ok && len(v) > 0 && v[0] == '"' {
 					s, _ := jsonrpc.Unquote(v)
-					hdr.Set(headerName, mcpheader.Encode(s))
+					hdr = hdr.set(headerName, mcpheader.Encode(s))
 				}
 			}
 		}
@@ -335,7 +339,7 @@ const getReadyWait = 2 * time.Second
 
 // send POSTs a notification or a response, which the server accepts with
 // 202 and no body.
-func (cs *clientStream) send(ctx context.Context, body []byte, hdr http.Header) error {
+func (cs *clientStream) send(ctx context.Context, body []byte, hdr postHeader) error {
 	resp, err := cs.post(ctx, body, hdr)
 	if err != nil {
 		return err
@@ -349,22 +353,29 @@ func (cs *clientStream) send(ctx context.Context, body []byte, hdr http.Header) 
 	return nil
 }
 
-func (cs *clientStream) post(ctx context.Context, body []byte, hdr http.Header) (*http.Response, error) {
+func (cs *clientStream) post(ctx context.Context, body []byte, hdr postHeader) (*http.Response, error) {
+	cs.mu.Lock()
+	sid, version := cs.sessionID, cs.version
+	if hdr.get(headerProtocolVersion) != "" || cs.t.Header.Get(headerProtocolVersion) != "" {
+		version = "" // the message, or the caller, says which
+	}
+	cs.mu.Unlock()
+	if cs.h1 != nil {
+		head, err := cs.fixedHead(sid)
+		if err != nil {
+			return nil, err
+		}
+		return cs.h1.post(ctx, head, hdr, version, body)
+	}
 	h := make(http.Header, len(hdr)+len(cs.t.Header)+4)
-	for k, v := range hdr {
-		h[k] = v
+	for _, f := range hdr {
+		h.Set(f.name, f.value)
 	}
 	h.Set("Content-Type", "application/json")
 	// "The client MUST include an Accept header, listing both
 	// application/json and text/event-stream."
 	h.Set("Accept", "application/json, text/event-stream")
-	cs.mu.Lock()
-	sid := cs.sessionID
-	cs.mu.Unlock()
 	cs.setHeaders(h, sid)
-	if cs.h1 != nil {
-		return cs.h1.post(ctx, h, body)
-	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, cs.t.URL, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
@@ -373,8 +384,34 @@ func (cs *clientStream) post(ctx context.Context, body []byte, hdr http.Header) 
 	return cs.hc.Do(req)
 }
 
+// fixedHead returns the header lines every POST of the stream carries
+// while its session is sid, written out once for the lean HTTP/1.1
+// client: Content-Type, Accept, the Transport's Header and the session.
+func (cs *clientStream) fixedHead(sid string) ([]byte, error) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.head == nil || cs.headSID != sid {
+		h := make(http.Header, len(cs.t.Header)+3)
+		for k, vs := range cs.t.Header {
+			for _, v := range vs {
+				h.Add(k, v)
+			}
+		}
+		h.Set("Content-Type", "application/json")
+		// "The client MUST include an Accept header, listing both
+		// application/json and text/event-stream."
+		h.Set("Accept", "application/json, text/event-stream")
+		if sid != "" {
+			h.Set(headerSessionID, sid)
+		}
+		cs.head, cs.headErr = appendHeaderLines(nil, h)
+		cs.headSID = sid
+	}
+	return cs.head, cs.headErr
+}
+
 // roundTrip POSTs a request and delivers what the server answers.
-func (cs *clientStream) roundTrip(ctx context.Context, id jsonrpc.ID, method string, body []byte, hdr http.Header, mayRetry bool) *jsonrpc.Message {
+func (cs *clientStream) roundTrip(ctx context.Context, id jsonrpc.ID, method string, body []byte, hdr postHeader, mayRetry bool) *jsonrpc.Message {
 	resp, err := cs.post(ctx, body, hdr)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -501,7 +538,7 @@ func (cs *clientStream) cancelled(id jsonrpc.ID, ctx context.Context) {
 	}
 	nctx, cancel := context.WithTimeout(cs.ctx, 2*time.Second)
 	defer cancel()
-	cs.send(nctx, note, http.Header{})
+	cs.send(nctx, note, nil)
 }
 
 func snippet(b []byte) string {
@@ -728,7 +765,7 @@ func (cs *clientStream) reinitialize(ctx context.Context) error {
 	if initBody == nil {
 		return errors.New("no initialize request to repeat")
 	}
-	resp, err := cs.post(ctx, initBody, http.Header{})
+	resp, err := cs.post(ctx, initBody, nil)
 	if err != nil {
 		return err
 	}
@@ -746,7 +783,7 @@ func (cs *clientStream) reinitialize(ctx context.Context) error {
 	// The answer itself is not delivered: the Conn saw the first one.
 	io.Copy(io.Discard, io.LimitReader(resp.Body, int64(cs.max)))
 	if initNote != nil {
-		if err := cs.send(ctx, initNote, http.Header{}); err != nil {
+		if err := cs.send(ctx, initNote, nil); err != nil {
 			return err
 		}
 	}

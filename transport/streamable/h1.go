@@ -30,6 +30,8 @@ type h1Client struct {
 	host   string // the Host header
 	target string // the request target: path and query
 	dialer net.Dialer
+	// freshIdle is the package's freshIdle, shorter in tests.
+	freshIdle time.Duration
 
 	mu     sync.Mutex
 	idle   []*h1Conn // most recently used last
@@ -40,11 +42,15 @@ type h1Client struct {
 // MaxIdleConnsPerHost does.
 const maxIdleH1 = 64
 
-// h1ReadBuffer sizes each connection's read buffer: the head and a small
-// answer come in one read, while the rest of a large body is read
-// straight into the body's own buffer (bufio reads around an empty buffer
-// into a larger destination) rather than copied out of this one.
-const h1ReadBuffer = 4 << 10
+// h1ReadBuffer sizes each connection's read buffer, as the net/http
+// client of Transports that bring none: a head and a body of up to about
+// 64 KiB come in one read system call, into memory that is already
+// there, and are then copied once into the body's own buffer (a larger
+// body is read straight into it). Reading the body straight into its new
+// buffer from a small one costs a system call more, and the kernel then
+// writes into memory the process has not touched yet, which costs more
+// than the copy.
+const h1ReadBuffer = 64 << 10
 
 // newH1Client returns the client for endpoint, or nil when the endpoint
 // needs what only net/http has (TLS, a proxy, credentials in the URL).
@@ -60,21 +66,29 @@ func newH1Client(endpoint string) *h1Client {
 	if u.Port() == "" {
 		addr = net.JoinHostPort(u.Hostname(), "80")
 	}
-	return &h1Client{addr: addr, host: u.Host, target: u.RequestURI(), dialer: net.Dialer{KeepAlive: 30 * time.Second}}
+	return &h1Client{addr: addr, host: u.Host, target: u.RequestURI(), dialer: net.Dialer{KeepAlive: 30 * time.Second}, freshIdle: freshIdle}
 }
 
 type h1Conn struct {
 	c    net.Conn
 	br   *bufio.Reader
-	head []byte // the request head being written
+	head []byte    // the request head being written
+	idle time.Time // when it was last put back in the pool
 }
+
+// freshIdle is how long a connection back in the pool is taken again
+// without checking that the server did not close it meanwhile. Servers
+// close idle connections after seconds (Node's default is 5, nginx's 75),
+// and the check is a system call per request.
+const freshIdle = time.Second
 
 // errNotReusable marks a connection that must be closed after its answer.
 var errNotReusable = errors.New("streamable: connection not reusable")
 
-// post sends body with hdr (which must not set Host or Content-Length)
-// and returns the answer, whose Body the caller must close.
-func (h *h1Client) post(ctx context.Context, hdr http.Header, body []byte) (*http.Response, error) {
+// post sends body with the header lines fixed (already checked), those
+// of hdr and, unless it is "", an MCP-Protocol-Version header, and returns
+// the answer, whose Body the caller must close.
+func (h *h1Client) post(ctx context.Context, fixed []byte, hdr postHeader, version string, body []byte) (*http.Response, error) {
 	pc, err := h.conn(ctx)
 	if err != nil {
 		return nil, err
@@ -82,7 +96,7 @@ func (h *h1Client) post(ctx context.Context, hdr http.Header, body []byte) (*htt
 	// A context that ends makes the connection's reads and writes fail
 	// at once; the connection is then closed, not reused.
 	stop := context.AfterFunc(ctx, func() { pc.c.SetDeadline(time.Unix(1, 0)) })
-	resp, err := pc.roundTrip(h, hdr, body, stop)
+	resp, err := pc.roundTrip(h, fixed, hdr, version, body, stop)
 	if err != nil {
 		stop()
 		pc.c.Close()
@@ -104,7 +118,7 @@ func (h *h1Client) conn(ctx context.Context) (*h1Conn, error) {
 		// The server may have closed it while it was idle (a keep-alive
 		// timeout): a request written on it would fail, and a POST cannot
 		// be sent twice, so it is checked before use.
-		if pc.br.Buffered() == 0 && connAlive(pc.c) {
+		if pc.br.Buffered() == 0 && (time.Since(pc.idle) < h.freshIdle || connAlive(pc.c)) {
 			return pc, nil
 		}
 		pc.c.Close()
@@ -123,6 +137,7 @@ func (h *h1Client) conn(ctx context.Context) (*h1Conn, error) {
 func (h *h1Client) release(pc *h1Conn) {
 	h.mu.Lock()
 	if !h.closed && len(h.idle) < maxIdleH1 {
+		pc.idle = time.Now()
 		h.idle = append(h.idle, pc)
 		pc = nil
 	}
@@ -143,7 +158,7 @@ func (h *h1Client) close() {
 	}
 }
 
-func (pc *h1Conn) roundTrip(h *h1Client, hdr http.Header, body []byte, stop func() bool) (*http.Response, error) {
+func (pc *h1Conn) roundTrip(h *h1Client, fixed []byte, hdr postHeader, version string, body []byte, stop func() bool) (*http.Response, error) {
 	b := append(pc.head[:0], "POST "...)
 	b = append(b, h.target...)
 	b = append(b, " HTTP/1.1\r\nHost: "...)
@@ -151,21 +166,16 @@ func (pc *h1Conn) roundTrip(h *h1Client, hdr http.Header, body []byte, stop func
 	b = append(b, "\r\nContent-Length: "...)
 	b = strconv.AppendInt(b, int64(len(body)), 10)
 	b = append(b, "\r\n"...)
-	for k, vs := range hdr {
-		if k == "Host" || k == "Content-Length" {
-			continue // written above
+	b = append(b, fixed...)
+	var err error
+	for _, f := range hdr {
+		if b, err = appendHeaderLine(b, f.name, f.value); err != nil {
+			return nil, err
 		}
-		if !validHeaderName(k) {
-			return nil, fmt.Errorf("streamable: invalid header name %q", k)
-		}
-		for _, v := range vs {
-			if !validHeaderValue(v) {
-				return nil, fmt.Errorf("streamable: invalid value for header %s", k)
-			}
-			b = append(b, k...)
-			b = append(b, ": "...)
-			b = append(b, v...)
-			b = append(b, "\r\n"...)
+	}
+	if version != "" {
+		if b, err = appendHeaderLine(b, headerProtocolVersion, version); err != nil {
+			return nil, err
 		}
 	}
 	b = append(b, "\r\n"...)

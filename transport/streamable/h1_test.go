@@ -33,7 +33,11 @@ func countingServer(t *testing.T, h http.HandlerFunc) (*httptest.Server, *atomic
 
 func postH1(t *testing.T, h *h1Client, ctx context.Context, body string) (*http.Response, string, error) {
 	t.Helper()
-	resp, err := h.post(ctx, http.Header{"Content-Type": {"application/json"}, "X-Test": {"a", "b"}}, []byte(body))
+	fixed, err := appendHeaderLines(nil, http.Header{"Content-Type": {"application/json"}, "X-Test": {"a", "b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := h.post(ctx, fixed, nil, "", []byte(body))
 	if err != nil {
 		return nil, "", err
 	}
@@ -109,6 +113,7 @@ func TestH1ClientServerClosesIdle(t *testing.T) {
 		io.WriteString(w, "ok")
 	})
 	h := newH1Client(srv.URL)
+	h.freshIdle = 0 // check every time
 	defer h.close()
 	for range 3 {
 		if _, got, err := postH1(t, h, context.Background(), "{}"); err != nil || got != "ok" {
@@ -183,7 +188,7 @@ func TestH1ClientEarlyClose(t *testing.T) {
 	})
 	h := newH1Client(srv.URL)
 	defer h.close()
-	resp, err := h.post(context.Background(), http.Header{}, []byte("{}"))
+	resp, err := h.post(context.Background(), nil, nil, "", []byte("{}"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,9 +215,21 @@ func TestH1ClientRefuses(t *testing.T) {
 		}
 	}
 	h := &h1Client{addr: "127.0.0.1:1", host: "x", target: "/"}
-	for _, hdr := range []http.Header{{"X-Bad": {"a\r\nInjected: 1"}}, {"Bad Name": {"v"}}} {
+	for _, c := range []struct {
+		hdr     postHeader
+		version string
+	}{
+		{postHeader{{"X-Bad", "a\r\nInjected: 1"}}, ""},
+		{postHeader{{"Bad Name", "v"}}, ""},
+		{nil, "2025-11-25\r\nInjected: 1"},
+	} {
 		pc := &h1Conn{c: nopConn{}}
-		if _, err := pc.roundTrip(h, hdr, nil, nil); err == nil || !strings.Contains(err.Error(), "invalid") {
+		if _, err := pc.roundTrip(h, nil, c.hdr, c.version, nil, nil); err == nil || !strings.Contains(err.Error(), "invalid") {
+			t.Errorf("header %v %q: err = %v", c.hdr, c.version, err)
+		}
+	}
+	for _, hdr := range []http.Header{{"X-Bad": {"a\r\nInjected: 1"}}, {"Bad Name": {"v"}}} {
+		if _, err := appendHeaderLines(nil, hdr); err == nil || !strings.Contains(err.Error(), "invalid") {
 			t.Errorf("header %v: err = %v", hdr, err)
 		}
 	}
