@@ -167,6 +167,7 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 	c.conn = jsonrpc.NewConn(context.WithoutCancel(ctx), stream, &jsonrpc.ConnOptions{
 		Handler:     &handler{c: c},
 		MaxInFlight: c.opts.MaxInFlight,
+		CallerReads: true,
 		Logger:      c.log,
 	})
 	if err := c.handshake(ctx); err != nil {

@@ -28,7 +28,16 @@ func TestRestartBackoff(t *testing.T) {
 		crashAndCheck := func(wantDelay time.Duration) {
 			t.Helper()
 			h.crash("a")
-			synctest.Wait()
+			// The client reads the end of its stream within a tick or two:
+			// between calls, its connection's reading turn waits a tick
+			// for the next call (jsonrpc, ConnOptions.CallerReads).
+			for range 10 {
+				synctest.Wait()
+				if s.Status().State != Ready {
+					break
+				}
+				time.Sleep(time.Millisecond)
+			}
 			st := s.Status()
 			if st.State != Down || KindOf(st.Err) != KindUnreachable {
 				t.Fatalf("after a crash: %v %v", st.State, st.Err)

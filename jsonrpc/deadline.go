@@ -88,6 +88,9 @@ func (c *Conn) expireCalls() {
 		case p.deadline <= now:
 			delete(c.pending, id)
 			p.ch <- &dl.expired
+			if c.interrupter != nil {
+				c.interruptReading(p.ch) // it reads its answer
+			}
 		case dl.next == 0 || p.deadline < dl.next:
 			dl.next = p.deadline
 		}

@@ -1,6 +1,9 @@
 package jsonrpc
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // Stream carries JSON-RPC messages between two peers. Every transport
 // (stdio, in-memory, HTTP) provides one; a [Conn] runs the protocol over it.
@@ -41,3 +44,20 @@ type Batcher interface {
 	// next Write, or until Read is about to wait for input.
 	WriteBuffered(ctx context.Context, m *Message) error
 }
+
+// ReadInterrupter is implemented by streams whose blocked Read can be made
+// to return early without ending the stream. A [Conn] with
+// [ConnOptions].CallerReads lets a call over such a stream read its own
+// answer (see [ConnOptions]), and interrupts that read when the call's
+// deadline or context ends first.
+type ReadInterrupter interface {
+	// InterruptRead makes a Read in progress, or else the next Read,
+	// return [ErrReadInterrupted]. Nothing is lost: the Read after that
+	// goes on where the interrupted one stopped. It is safe to call from
+	// any goroutine, at any time.
+	InterruptRead()
+}
+
+// ErrReadInterrupted is what Read returns when [ReadInterrupter].InterruptRead
+// cut it short. The stream stays usable.
+var ErrReadInterrupted = errors.New("jsonrpc: read interrupted")

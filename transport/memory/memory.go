@@ -33,8 +33,8 @@ func NewPipe(lim jsonrpc.Limits) (a, b jsonrpc.Stream) {
 	p := &pipe{done: make(chan struct{})}
 	ab := make(chan []byte, queueLen)
 	ba := make(chan []byte, queueLen)
-	ea := &end{pipe: p, lim: lim, in: ba, out: ab}
-	eb := &end{pipe: p, lim: lim, in: ab, out: ba}
+	ea := &end{pipe: p, lim: lim, in: ba, out: ab, interrupt: make(chan struct{}, 1)}
+	eb := &end{pipe: p, lim: lim, in: ab, out: ba, interrupt: make(chan struct{}, 1)}
 	return ea, eb
 }
 
@@ -50,6 +50,8 @@ type end struct {
 	lim jsonrpc.Limits
 	in  <-chan []byte
 	out chan<- []byte
+	// interrupt holds an InterruptRead not yet seen by a Read.
+	interrupt chan struct{}
 }
 
 // handOver is the size from which an encoded message is handed to the
@@ -79,6 +81,8 @@ func (e *end) Read() (*jsonrpc.Message, error) {
 	case b := <-e.in:
 		return jsonrpc.Decode(b, e.lim)
 	case <-e.done:
+	case <-e.interrupt:
+		return nil, jsonrpc.ErrReadInterrupted
 	}
 	if e.closer == e {
 		return nil, ErrClosed
@@ -93,6 +97,14 @@ func (e *end) Read() (*jsonrpc.Message, error) {
 
 // Write hands m, encoded, to the peer. It blocks while the peer is
 // behind by a full queue, until ctx ends or the pipe is closed.
+// InterruptRead implements [jsonrpc.ReadInterrupter].
+func (e *end) InterruptRead() {
+	select {
+	case e.interrupt <- struct{}{}:
+	default: // one is already waiting
+	}
+}
+
 func (e *end) Write(ctx context.Context, m *jsonrpc.Message) error {
 	if err := e.closedErr(); err != nil {
 		return err

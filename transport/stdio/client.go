@@ -35,6 +35,7 @@ type ClientStream struct {
 	cmd        *exec.Cmd
 	stdin      *os.File
 	stdout     *os.File
+	out        *stdoutReader // reads stdout
 	stderrPipe *os.File
 
 	lr         *lineReader
@@ -69,7 +70,7 @@ func (s *ClientStream) Read() (*jsonrpc.Message, error) {
 	default:
 	}
 	m, err := s.lr.read()
-	if err == nil || isDecodeError(err) {
+	if err == nil || err == jsonrpc.ErrReadInterrupted || isDecodeError(err) {
 		return m, err
 	}
 	select {
@@ -121,6 +122,9 @@ func (s *ClientStream) exitError() *ExitError {
 	return e
 }
 
+// InterruptRead implements [jsonrpc.ReadInterrupter].
+func (s *ClientStream) InterruptRead() { s.out.interrupt() }
+
 // Write sends a message to the server. Once the server is gone, it
 // returns an *[ExitError] rather than a broken pipe.
 func (s *ClientStream) Write(ctx context.Context, m *jsonrpc.Message) error {
@@ -153,7 +157,7 @@ func (s *ClientStream) shutdown() {
 	// write stuck on a full pipe. stdout stays open, so that the server
 	// can still write while it winds down, but a blocked Read returns.
 	s.stdin.Close()
-	s.stdout.SetReadDeadline(time.Unix(1, 0))
+	s.out.stop()
 
 	p := s.cmd.Process
 	// stragglers is when what is left in the group gets SIGKILL; zero
@@ -218,7 +222,7 @@ func (s *ClientStream) wait() {
 	case <-s.stdoutEOF:
 	case <-s.closing:
 	case <-t.C:
-		s.stdout.SetReadDeadline(time.Unix(1, 0))
+		s.out.stop()
 	}
 }
 

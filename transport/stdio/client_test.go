@@ -311,3 +311,72 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.b.String()
 }
+
+// A Read cut short by InterruptRead returns jsonrpc.ErrReadInterrupted and
+// loses nothing: the next Read returns the message whose first half had
+// come. An interrupt with no Read in progress cuts the next one short.
+// Once the stream is closed, Read reports that, whatever was interrupted.
+func TestClientInterruptRead(t *testing.T) {
+	defer checkGoroutines(t)()
+	s := connect(t, helperCommand("halves"))
+	ctx := context.Background()
+	if err := s.Write(ctx, &jsonrpc.Message{ID: jsonrpc.Int64ID(1), Method: "m"}); err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(50*time.Millisecond, s.InterruptRead) // between the halves
+	start := time.Now()
+	if _, err := s.Read(); err != jsonrpc.ErrReadInterrupted {
+		t.Fatalf("Read: %v, want ErrReadInterrupted", err)
+	}
+	if d := time.Since(start); d > 90*time.Millisecond {
+		t.Errorf("interrupted after %v", d)
+	}
+	m, err := s.Read()
+	if err != nil || m.ID != jsonrpc.Int64ID(1) || string(m.Result) != `{"slow":true}` {
+		t.Fatalf("Read after the interrupt: %v %v", m, err)
+	}
+	s.InterruptRead()
+	if _, err := s.Read(); err != jsonrpc.ErrReadInterrupted {
+		t.Fatalf("Read after an interrupt with none in progress: %v", err)
+	}
+	s.Write(ctx, &jsonrpc.Message{ID: jsonrpc.Int64ID(2), Method: "m"})
+	if m, err := s.Read(); err != nil || m.ID != jsonrpc.Int64ID(2) {
+		t.Fatalf("Read: %v %v", m, err)
+	}
+	s.InterruptRead()
+	s.Close()
+	if _, err := s.Read(); err != ErrClosed {
+		t.Errorf("Read after Close: %v", err)
+	}
+}
+
+// A client connection reads its answers on the calling goroutine
+// (jsonrpc's CallerReads): a call whose time is up while it reads returns
+// then, and the calls after it are answered.
+func TestClientCallerReadsTimeout(t *testing.T) {
+	defer checkGoroutines(t)()
+	s := connect(t, helperCommand("halves"))
+	ctx := context.Background()
+	c := jsonrpc.NewConn(ctx, s, &jsonrpc.ConnOptions{CallerReads: true})
+	defer c.Close()
+	errSlow := errors.New("too slow")
+	for i := range 3 {
+		r, err := c.CallTimeout(ctx, "m", nil, 5*time.Second, errSlow)
+		if err != nil || string(r.Result) != `{"slow":true}` {
+			t.Fatalf("call %d: %v %v", i, r, err)
+		}
+	}
+	start := time.Now()
+	if _, err := c.CallTimeout(ctx, "m", nil, 50*time.Millisecond, errSlow); err != errSlow {
+		t.Fatalf("short call: %v, want the timeout", err)
+	}
+	if d := time.Since(start); d > 90*time.Millisecond {
+		t.Errorf("timed out after %v", d)
+	}
+	for i := range 2 {
+		r, err := c.CallTimeout(ctx, "m", nil, 5*time.Second, errSlow)
+		if err != nil || string(r.Result) != `{"slow":true}` {
+			t.Fatalf("call %d after the timeout: %v %v", i, r, err)
+		}
+	}
+}

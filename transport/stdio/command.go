@@ -133,7 +133,8 @@ func (c *Command) Connect(ctx context.Context) (*ClientStream, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s.lr = newLineReader(outR, c.Limits)
+	s.out = &stdoutReader{f: outR}
+	s.lr = newLineReader(s.out, c.Limits)
 	s.lr.nonJSON = func(line []byte) {
 		if len(line) > 200 {
 			line = line[:200]

@@ -33,6 +33,22 @@ func runHelper(mode string) int {
 		fmt.Println("Starting the example server v1.2.3 ...")
 		fmt.Println()
 		return serveEcho()
+	case "halves":
+		// Answer each request line with an empty result, written in two
+		// halves 100 ms apart.
+		r := bufio.NewReader(os.Stdin)
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				return 0
+			}
+			var req struct{ ID json.RawMessage }
+			json.Unmarshal([]byte(line), &req)
+			answer := `{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":{"slow":true}}` + "\n"
+			os.Stdout.WriteString(answer[:len(answer)/2])
+			time.Sleep(100 * time.Millisecond)
+			os.Stdout.WriteString(answer[len(answer)/2:])
+		}
 	case "die":
 		// Read one request, complain, and die while it is pending.
 		bufio.NewReader(os.Stdin).ReadString('\n')

@@ -136,6 +136,10 @@ func (lr *lineReader) next() ([]byte, error) {
 		}
 		n, err := lr.r.Read(lr.buf[lr.end:])
 		lr.end += n
+		if err == jsonrpc.ErrReadInterrupted {
+			// Not an end: the next call goes on from here.
+			return nil, err
+		}
 		if err != nil {
 			lr.readErr = err
 		}
@@ -175,6 +179,9 @@ func (lr *lineReader) readLong(limit int) (line []byte, done bool, err error) {
 		// line goes there once it is copied out (see resume).
 		k := len(stage)
 		n, rerr := lr.r.Read(stage[k:min(cap(stage), k+len(lr.buf)-s)])
+		if rerr == jsonrpc.ErrReadInterrupted {
+			rerr = nil // the rest of the line is on its way: read on
+		}
 		stage = stage[:k+n]
 		nl := bytes.IndexByte(stage[k:], '\n')
 		if nl < 0 && len(head)+len(stage) > limit {
@@ -256,7 +263,7 @@ func (lr *lineReader) skipBanner() {
 		}
 		n, err := lr.r.Read(lr.buf[lr.end:])
 		lr.end += n
-		if err != nil {
+		if err != nil && err != jsonrpc.ErrReadInterrupted {
 			lr.readErr = err
 		}
 	}

@@ -1,0 +1,174 @@
+package jsonrpc
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+)
+
+// With [ConnOptions].CallerReads, a call reads its own answer when nobody
+// else is reading. The reading turn then has a third place to be, besides
+// a worker reading and a worker running a request it read: parked, for the
+// next call to take. A worker that delivers an answer parks the turn when
+// no other call waits for one; a call that has written its request takes
+// a parked turn, reads until its answer has come, and parks the turn
+// again, or passes it to a worker when other calls wait. A client that
+// waits for each answer before its next call thus reads every answer on
+// the goroutine that waits for it: no goroutine switch per call, and no
+// second thread woken to run the caller (which, with an idle P, the
+// runtime does for every goroutine made runnable).
+//
+// Nobody reads while the turn is parked: a timer that ticks every
+// turnTick while the turn is being parked gives a turn left parked for a
+// whole tick to a worker, which reads on. What the peer sends between
+// calls therefore waits a tick or two at most, and a connection that is
+// idle has its worker reading, as it would without CallerReads.
+//
+// A call that reads cannot watch its context or its deadline: when either
+// ends, the read is interrupted ([ReadInterrupter]), and the call passes
+// the turn on and ends as any call does.
+type parkedTurn struct {
+	parked atomic.Bool
+	seq    atomic.Uint64 // parks so far
+	seen   atomic.Uint64 // seq at the previous tick
+	armed  atomic.Bool
+	timer  atomic.Pointer[time.Timer]
+	// reading is the channel of the call reading, if one is: its
+	// deadline interrupts the read.
+	reading atomic.Pointer[chan *Message]
+}
+
+// turnParked is what read returns when it parked the turn.
+var turnParked = new(incoming)
+
+// takeParked takes the parked turn, if it is.
+func (c *Conn) takeParked() bool {
+	return c.park.parked.Load() && c.park.parked.CompareAndSwap(true, false)
+}
+
+// unpark gives a parked turn to a worker.
+func (c *Conn) unpark() {
+	if c.park.parked.CompareAndSwap(true, false) {
+		c.passReadTurn()
+	}
+}
+
+// parkIfIdle parks the turn of the reading worker when no call waits for
+// an answer, and reports whether it did; when it did not, the worker
+// still holds the turn.
+func (c *Conn) parkIfIdle() bool {
+	c.mu.Lock()
+	idle := len(c.pending) == 0
+	c.mu.Unlock()
+	return idle && c.parkTurn()
+}
+
+// parkTurn parks the turn its caller holds, unless the turn is needed at
+// once: a call may have started waiting after its caller last looked, or
+// the connection closed. It reports whether it parked the turn; when it
+// did not, the caller still holds it.
+func (c *Conn) parkTurn() bool {
+	g := &c.park
+	g.seq.Add(1)
+	g.parked.Store(true)
+	c.armParkTimer()
+	c.mu.Lock()
+	needed := len(c.pending) > 0 || c.closeErr != nil
+	c.mu.Unlock()
+	// A call that wrote its request before the turn was parked waits on
+	// its channel rather than reading; a call that took the turn since
+	// reads its answer itself.
+	return !needed || !g.parked.CompareAndSwap(true, false)
+}
+
+// leaveTurn parks the turn its caller holds, or passes it to a worker
+// when it is needed.
+func (c *Conn) leaveTurn() {
+	if !c.parkTurn() {
+		c.passReadTurn()
+	}
+}
+
+func (c *Conn) armParkTimer() {
+	g := &c.park
+	if g.armed.Load() || !g.armed.CompareAndSwap(false, true) {
+		return
+	}
+	t := g.timer.Load()
+	if t == nil {
+		// Made idle, so that it can only tick once it is stored.
+		t = time.AfterFunc(time.Hour, c.parkTick)
+		g.timer.Store(t)
+	}
+	t.Reset(turnTick)
+}
+
+// parkTick is the park timer's: a turn that was not parked again since the
+// previous tick, and is still parked, goes to a worker; the timer stops
+// once a tick passes with no park.
+func (c *Conn) parkTick() {
+	g := &c.park
+	seq := g.seq.Load()
+	if seq != g.seen.Swap(seq) {
+		g.timer.Load().Reset(turnTick)
+		return
+	}
+	c.unpark()
+	g.armed.Store(false)
+	// A park that began after the load of seq may have found the timer
+	// still armed: it is armed again for that one.
+	if g.seq.Load() != seq && g.armed.CompareAndSwap(false, true) {
+		g.timer.Load().Reset(turnTick)
+	}
+}
+
+// readAnswer reads, holding the reading turn, until the answer to call id
+// has been read, then parks the turn or passes it on. The answer itself
+// comes on ch, as for any call. It returns early, passing the turn on,
+// when the read is interrupted because ctx ended or the call's time is up
+// (their markers are then on ch too). It reports false when the stream
+// ended: the connection is closed and the turn is gone.
+func (c *Conn) readAnswer(ctx context.Context, id ID, ch chan *Message) bool {
+	if len(ch) > 0 {
+		// Answered (or expired) before the turn was taken.
+		c.leaveTurn()
+		return true
+	}
+	g := &c.park
+	g.reading.Store(&ch)
+	if ctx.Done() != nil {
+		stop := context.AfterFunc(ctx, c.interrupter.InterruptRead)
+		defer stop()
+	}
+	for {
+		m, ok := c.readMessage()
+		if !ok {
+			g.reading.Store(nil)
+			c.stopReading()
+			return false
+		}
+		if m != nil {
+			if _, ok := c.dispatch(m, false); !ok {
+				g.reading.Store(nil)
+				c.stopReading()
+				return false
+			}
+		}
+		// Answered, expired or interrupted (m is nil then, or a decode
+		// error was the answer): stop reading.
+		if m == nil || len(ch) > 0 || m.IsResponse() && m.ID == id {
+			break
+		}
+	}
+	g.reading.Store(nil)
+	c.leaveTurn()
+	return true
+}
+
+// interruptReading interrupts the read of the call whose channel is ch,
+// if it is reading.
+func (c *Conn) interruptReading(ch chan *Message) {
+	if p := c.park.reading.Load(); p != nil && *p == ch {
+		c.interrupter.InterruptRead()
+	}
+}
