@@ -3,7 +3,6 @@ package jsonrpc
 import (
 	"context"
 	"sync/atomic"
-	"time"
 )
 
 // With [ConnOptions].CallerReads, a call reads its own answer when nobody
@@ -29,10 +28,7 @@ import (
 // the turn on and ends as any call does.
 type parkedTurn struct {
 	parked atomic.Bool
-	seq    atomic.Uint64 // parks so far
-	seen   atomic.Uint64 // seq at the previous tick
-	armed  atomic.Bool
-	timer  atomic.Pointer[time.Timer]
+	tick   ticker // counts parks
 	// reading is the channel of the call reading, if one is: its
 	// deadline interrupts the read.
 	reading atomic.Pointer[chan *Message]
@@ -69,9 +65,8 @@ func (c *Conn) parkIfIdle() bool {
 // did not, the caller still holds it.
 func (c *Conn) parkTurn() bool {
 	g := &c.park
-	g.seq.Add(1)
+	g.tick.note(c.parkTick)
 	g.parked.Store(true)
-	c.armParkTimer()
 	c.mu.Lock()
 	needed := len(c.pending) > 0 || c.closeErr != nil
 	c.mu.Unlock()
@@ -89,37 +84,18 @@ func (c *Conn) leaveTurn() {
 	}
 }
 
-func (c *Conn) armParkTimer() {
-	g := &c.park
-	if g.armed.Load() || !g.armed.CompareAndSwap(false, true) {
-		return
-	}
-	t := g.timer.Load()
-	if t == nil {
-		// Made idle, so that it can only tick once it is stored.
-		t = time.AfterFunc(time.Hour, c.parkTick)
-		g.timer.Store(t)
-	}
-	t.Reset(turnTick)
-}
-
 // parkTick is the park timer's: a turn that was not parked again since the
 // previous tick, and is still parked, goes to a worker; the timer stops
 // once a tick passes with no park.
 func (c *Conn) parkTick() {
 	g := &c.park
-	seq := g.seq.Load()
-	if seq != g.seen.Swap(seq) {
-		g.timer.Load().Reset(turnTick)
+	seq, quiet := g.tick.quiet()
+	if !quiet {
+		g.tick.again()
 		return
 	}
 	c.unpark()
-	g.armed.Store(false)
-	// A park that began after the load of seq may have found the timer
-	// still armed: it is armed again for that one.
-	if g.seq.Load() != seq && g.armed.CompareAndSwap(false, true) {
-		g.timer.Load().Reset(turnTick)
-	}
+	g.tick.stop(seq)
 }
 
 // readAnswer reads, holding the reading turn, until the answer to call id

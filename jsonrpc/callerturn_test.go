@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"runtime"
 	"strings"
 	"sync"
@@ -53,40 +52,6 @@ func (p *intPipe) Read() (*Message, error) {
 	return Decode(line, p.lim)
 }
 
-// popOr is pop, cut short by intr with ErrReadInterrupted.
-func (q *queue) popOr(stop, intr <-chan struct{}) ([]byte, error) {
-	for {
-		select {
-		case <-intr:
-			return nil, ErrReadInterrupted
-		default:
-		}
-		q.mu.Lock()
-		if len(q.lines) > 0 {
-			line := q.lines[0]
-			q.lines = q.lines[1:]
-			if len(q.lines) > 0 || q.eof {
-				q.signal()
-			}
-			q.mu.Unlock()
-			return line, nil
-		}
-		eof := q.eof
-		q.mu.Unlock()
-		if eof {
-			q.signal()
-			return nil, io.EOF
-		}
-		select {
-		case <-q.wake:
-		case <-stop:
-			return nil, errPipeClosed
-		case <-intr:
-			return nil, ErrReadInterrupted
-		}
-	}
-}
-
 func onStack(fn string) bool {
 	var pcs [32]uintptr
 	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs[:])])
@@ -102,11 +67,19 @@ func onStack(fn string) bool {
 }
 
 // callerPair returns a client Conn with CallerReads over an interruptible
-// pipe, and a server Conn with opts.
-func callerPair(t *testing.T, opts *ConnOptions) (client, server *Conn, cs *intPipe) {
+// pipe and a server Conn with opts. The client's handler sends the
+// notifications it gets on notes, when notes is not nil, and answers
+// requests with "client answer".
+func callerPair(t *testing.T, notes chan<- string, opts *ConnOptions) (client, server *Conn, cs *intPipe) {
 	a, b := newIntPipe()
 	client = NewConn(context.Background(), a, &ConnOptions{CallerReads: true, Handler: HandlerFunc(func(ctx context.Context, m *Message) (any, error) {
-		return "client:" + m.Method, nil
+		if m.IsNotification() {
+			if notes != nil {
+				notes <- m.Method
+			}
+			return nil, nil
+		}
+		return "client answer", nil
 	})})
 	server = NewConn(context.Background(), b, opts)
 	t.Cleanup(func() {
@@ -122,7 +95,7 @@ func callerPair(t *testing.T, opts *ConnOptions) (client, server *Conn, cs *intP
 // between calls and goes back to a worker after a tick or two.
 func TestCallerReadsItsAnswer(t *testing.T) {
 	bubble(t, func(t *testing.T) {
-		client, _, cs := callerPair(t, echo)
+		client, _, cs := callerPair(t, nil, echo)
 		ctx := context.Background()
 		for i := range 5 {
 			r, err := client.Call(ctx, "m", []int{i})
@@ -156,16 +129,7 @@ func TestCallerReadsItsAnswer(t *testing.T) {
 func TestParkedTurnReadsPeerMessages(t *testing.T) {
 	bubble(t, func(t *testing.T) {
 		notes := make(chan string, 1)
-		a, b := newIntPipe()
-		client := NewConn(context.Background(), a, &ConnOptions{CallerReads: true, Handler: HandlerFunc(func(ctx context.Context, m *Message) (any, error) {
-			if m.IsNotification() {
-				notes <- m.Method
-				return nil, nil
-			}
-			return "client answer", nil
-		})})
-		server := NewConn(context.Background(), b, echo)
-		t.Cleanup(func() { client.Close(); server.Close(); client.Wait(); server.Wait() })
+		client, server, _ := callerPair(t, notes, echo)
 		ctx := context.Background()
 		if _, err := client.Call(ctx, "m", nil); err != nil {
 			t.Fatal(err)
@@ -188,16 +152,8 @@ func TestParkedTurnReadsPeerMessages(t *testing.T) {
 func TestCallerReadsOtherMessages(t *testing.T) {
 	bubble(t, func(t *testing.T) {
 		notes := make(chan string, 10)
-		a, b := newIntPipe()
-		client := NewConn(context.Background(), a, &ConnOptions{CallerReads: true, Handler: HandlerFunc(func(ctx context.Context, m *Message) (any, error) {
-			if m.IsNotification() {
-				notes <- m.Method
-				return nil, nil
-			}
-			return "client answer", nil
-		})})
 		var server *Conn
-		server = NewConn(context.Background(), b, handle(func(ctx context.Context, m *Message) (any, error) {
+		client, server, a := callerPair(t, notes, handle(func(ctx context.Context, m *Message) (any, error) {
 			if m.IsNotification() {
 				return nil, nil
 			}
@@ -208,7 +164,6 @@ func TestCallerReadsOtherMessages(t *testing.T) {
 			}
 			return r.Result, nil
 		}))
-		t.Cleanup(func() { client.Close(); server.Close(); client.Wait(); server.Wait() })
 		ctx := context.Background()
 		for range 3 {
 			r, err := client.Call(ctx, "m", nil)
@@ -230,7 +185,7 @@ func TestCallerReadsOtherMessages(t *testing.T) {
 func TestCallerReadInterrupted(t *testing.T) {
 	bubble(t, func(t *testing.T) {
 		release := make(chan struct{})
-		client, _, cs := callerPair(t, handle(func(ctx context.Context, m *Message) (any, error) {
+		client, _, cs := callerPair(t, nil, handle(func(ctx context.Context, m *Message) (any, error) {
 			if m.Method == "slow" {
 				select {
 				case <-release:
@@ -272,7 +227,7 @@ func TestCallerReadInterrupted(t *testing.T) {
 func TestCallerReadsEnd(t *testing.T) {
 	t.Run("close", func(t *testing.T) {
 		bubble(t, func(t *testing.T) {
-			client, _, _ := callerPair(t, handle(func(ctx context.Context, m *Message) (any, error) {
+			client, _, _ := callerPair(t, nil, handle(func(ctx context.Context, m *Message) (any, error) {
 				if m.Method == "block" {
 					<-ctx.Done()
 				}
@@ -291,7 +246,7 @@ func TestCallerReadsEnd(t *testing.T) {
 	})
 	t.Run("peer ends while parked", func(t *testing.T) {
 		bubble(t, func(t *testing.T) {
-			client, server, _ := callerPair(t, echo)
+			client, server, _ := callerPair(t, nil, echo)
 			if _, err := client.Call(context.Background(), "fast", nil); err != nil {
 				t.Fatal(err)
 			}
@@ -312,11 +267,7 @@ func TestCallerReadsConcurrent(t *testing.T) {
 	bubble(t, func(t *testing.T) {
 		var server *Conn
 		var asks atomic.Int32
-		a, b := newIntPipe()
-		client := NewConn(context.Background(), a, &ConnOptions{CallerReads: true, Handler: HandlerFunc(func(ctx context.Context, m *Message) (any, error) {
-			return "ok", nil
-		})})
-		server = NewConn(context.Background(), b, handle(func(ctx context.Context, m *Message) (any, error) {
+		client, server, a := callerPair(t, nil, handle(func(ctx context.Context, m *Message) (any, error) {
 			if m.IsNotification() {
 				return nil, nil
 			}
@@ -337,7 +288,6 @@ func TestCallerReadsConcurrent(t *testing.T) {
 			}
 			return n, nil
 		}))
-		t.Cleanup(func() { client.Close(); server.Close(); client.Wait(); server.Wait() })
 		var wg sync.WaitGroup
 		for w := range 16 {
 			wg.Go(func() {

@@ -50,8 +50,16 @@ var errPipeClosed = errors.New("pipe closed")
 
 // pop returns the next line, io.EOF once the queue is closed and empty, or
 // errPipeClosed when stop is closed first.
-func (q *queue) pop(stop <-chan struct{}) ([]byte, error) {
+func (q *queue) pop(stop <-chan struct{}) ([]byte, error) { return q.popOr(stop, nil) }
+
+// popOr is pop, cut short by intr (when not nil) with ErrReadInterrupted.
+func (q *queue) popOr(stop, intr <-chan struct{}) ([]byte, error) {
 	for {
+		select {
+		case <-intr:
+			return nil, ErrReadInterrupted
+		default:
+		}
 		q.mu.Lock()
 		if len(q.lines) > 0 {
 			line := q.lines[0]
@@ -72,6 +80,8 @@ func (q *queue) pop(stop <-chan struct{}) ([]byte, error) {
 		case <-q.wake:
 		case <-stop:
 			return nil, errPipeClosed
+		case <-intr:
+			return nil, ErrReadInterrupted
 		}
 	}
 }

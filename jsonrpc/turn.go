@@ -22,11 +22,8 @@ import (
 // makes an outgoing call passes the turn at once (its answer must be read).
 type turnGuard struct {
 	held    atomic.Bool
-	seq     atomic.Uint64              // holds begun
-	armed   atomic.Bool                // the timer is running
-	holdOff atomic.Int32               // requests still to pass the turn at once
-	timer   atomic.Pointer[time.Timer] // made by the first hold
-	seen    atomic.Uint64              // seq at the previous tick
+	holdOff atomic.Int32 // requests still to pass the turn at once
+	tick    ticker       // counts holds
 }
 
 const (
@@ -43,24 +40,9 @@ func (c *Conn) holdTurn(in *incoming) bool {
 		return false
 	}
 	in.hasTurn = true
-	g.seq.Add(1)
+	g.tick.note(c.turnTick)
 	g.held.Store(true)
-	c.armTurnTimer()
 	return true
-}
-
-func (c *Conn) armTurnTimer() {
-	g := &c.turn
-	if g.armed.Load() || !g.armed.CompareAndSwap(false, true) {
-		return
-	}
-	t := g.timer.Load()
-	if t == nil {
-		// Made idle, so that it can only tick once it is stored.
-		t = time.AfterFunc(time.Hour, c.turnTick)
-		g.timer.Store(t)
-	}
-	t.Reset(turnTick)
 }
 
 // turnTick is the timer's: it passes on a turn held since the previous
@@ -68,8 +50,7 @@ func (c *Conn) armTurnTimer() {
 // sees it), and stops ticking once no request held the turn for a tick.
 func (c *Conn) turnTick() {
 	g := &c.turn
-	seq := g.seq.Load()
-	quiet := seq == g.seen.Swap(seq)
+	seq, quiet := g.tick.quiet()
 	closed := false
 	select {
 	case <-c.done:
@@ -85,14 +66,57 @@ func (c *Conn) turnTick() {
 		quiet = false
 	}
 	if !quiet && !closed {
-		g.timer.Load().Reset(turnTick)
+		g.tick.again()
 		return
 	}
-	g.armed.Store(false)
-	// A hold that began after the load of seq may have found the timer
-	// still armed: it is armed again for that one.
-	if g.seq.Load() != seq && g.armed.CompareAndSwap(false, true) {
-		g.timer.Load().Reset(turnTick)
+	g.tick.stop(seq)
+}
+
+// ticker calls a function every turnTick while what it watches goes on:
+// note counts an event and starts the ticks; at a tick, quiet tells
+// whether an event came since the tick before, and stop ends the ticks.
+// One timer, made by the first note, serves for the life of the
+// connection: a timer reset per event would be simpler to reason about
+// but not to run, as each reset wakes the runtime's network poller.
+type ticker struct {
+	seq   atomic.Uint64 // events so far
+	seen  atomic.Uint64 // seq at the previous tick
+	armed atomic.Bool   // the timer is running
+	timer atomic.Pointer[time.Timer]
+}
+
+// note counts an event and makes sure the timer ticks, calling tick.
+func (k *ticker) note(tick func()) {
+	k.seq.Add(1)
+	if k.armed.Load() || !k.armed.CompareAndSwap(false, true) {
+		return
+	}
+	t := k.timer.Load()
+	if t == nil {
+		// Made idle, so that it can only tick once it is stored.
+		t = time.AfterFunc(time.Hour, tick)
+		k.timer.Store(t)
+	}
+	t.Reset(turnTick)
+}
+
+// quiet is called at a tick: it reports whether no event came since the
+// tick before, and the count to give stop.
+func (k *ticker) quiet() (seq uint64, quiet bool) {
+	seq = k.seq.Load()
+	return seq, seq == k.seen.Swap(seq)
+}
+
+// again makes the timer tick once more.
+func (k *ticker) again() { k.timer.Load().Reset(turnTick) }
+
+// stop ends the ticks at the tick whose quiet returned seq. An event
+// after that load may have found the timer still armed: the timer ticks
+// again for that one.
+func (k *ticker) stop(seq uint64) {
+	k.armed.Store(false)
+	if k.seq.Load() != seq && k.armed.CompareAndSwap(false, true) {
+		k.again()
 	}
 }
 
