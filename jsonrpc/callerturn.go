@@ -29,9 +29,9 @@ import (
 type parkedTurn struct {
 	parked atomic.Bool
 	tick   ticker // counts parks
-	// reading is the channel of the call reading, if one is: its
-	// deadline interrupts the read.
-	reading atomic.Pointer[chan *Message]
+	// reading is the id of the call reading, if one is (0 otherwise):
+	// its deadline interrupts the read.
+	reading atomic.Int64
 }
 
 // turnParked is what read returns when it parked the turn.
@@ -65,7 +65,7 @@ func (c *Conn) parkIfIdle() bool {
 // did not, the caller still holds it.
 func (c *Conn) parkTurn() bool {
 	g := &c.park
-	g.tick.note(c.parkTick)
+	g.tick.note()
 	g.parked.Store(true)
 	c.mu.Lock()
 	needed := len(c.pending) > 0 || c.closeErr != nil
@@ -111,7 +111,7 @@ func (c *Conn) readAnswer(ctx context.Context, id ID, ch chan *Message) bool {
 		return true
 	}
 	g := &c.park
-	g.reading.Store(&ch)
+	g.reading.Store(id.n) // the Conn's own calls have integer ids
 	if ctx.Done() != nil {
 		stop := context.AfterFunc(ctx, c.interrupter.InterruptRead)
 		defer stop()
@@ -119,13 +119,13 @@ func (c *Conn) readAnswer(ctx context.Context, id ID, ch chan *Message) bool {
 	for {
 		m, ok := c.readMessage()
 		if !ok {
-			g.reading.Store(nil)
+			g.reading.Store(0)
 			c.stopReading()
 			return false
 		}
 		if m != nil {
 			if _, ok := c.dispatch(m, false); !ok {
-				g.reading.Store(nil)
+				g.reading.Store(0)
 				c.stopReading()
 				return false
 			}
@@ -136,15 +136,14 @@ func (c *Conn) readAnswer(ctx context.Context, id ID, ch chan *Message) bool {
 			break
 		}
 	}
-	g.reading.Store(nil)
+	g.reading.Store(0)
 	c.leaveTurn()
 	return true
 }
 
-// interruptReading interrupts the read of the call whose channel is ch,
-// if it is reading.
-func (c *Conn) interruptReading(ch chan *Message) {
-	if p := c.park.reading.Load(); p != nil && *p == ch {
+// interruptReading interrupts the read of call id, if it is reading.
+func (c *Conn) interruptReading(id ID) {
+	if n := c.park.reading.Load(); n != 0 && id == Int64ID(n) {
 		c.interrupter.InterruptRead()
 	}
 }

@@ -242,6 +242,8 @@ func NewConn(ctx context.Context, stream Stream, opts *ConnOptions) *Conn {
 	c.handler = c.opts.Handler
 	c.deadlines.epoch = time.Now()
 	c.batcher, _ = stream.(Batcher)
+	c.turn.tick.fn = c.turnTick
+	c.park.tick.fn = c.parkTick
 	if _, requester := stream.(Requester); c.opts.CallerReads && !requester {
 		c.interrupter, _ = stream.(ReadInterrupter)
 	}

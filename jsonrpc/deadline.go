@@ -89,7 +89,7 @@ func (c *Conn) expireCalls() {
 			delete(c.pending, id)
 			p.ch <- &dl.expired
 			if c.interrupter != nil {
-				c.interruptReading(p.ch) // it reads its answer
+				c.interruptReading(id) // it reads its answer
 			}
 		case dl.next == 0 || p.deadline < dl.next:
 			dl.next = p.deadline

@@ -40,7 +40,7 @@ func (c *Conn) holdTurn(in *incoming) bool {
 		return false
 	}
 	in.hasTurn = true
-	g.tick.note(c.turnTick)
+	g.tick.note()
 	g.held.Store(true)
 	return true
 }
@@ -72,21 +72,22 @@ func (c *Conn) turnTick() {
 	g.tick.stop(seq)
 }
 
-// ticker calls a function every turnTick while what it watches goes on:
+// ticker calls its function every turnTick while what it watches goes on:
 // note counts an event and starts the ticks; at a tick, quiet tells
 // whether an event came since the tick before, and stop ends the ticks.
 // One timer, made by the first note, serves for the life of the
 // connection: a timer reset per event would be simpler to reason about
 // but not to run, as each reset wakes the runtime's network poller.
 type ticker struct {
+	fn    func()        // called at each tick; set by NewConn
 	seq   atomic.Uint64 // events so far
 	seen  atomic.Uint64 // seq at the previous tick
 	armed atomic.Bool   // the timer is running
 	timer atomic.Pointer[time.Timer]
 }
 
-// note counts an event and makes sure the timer ticks, calling tick.
-func (k *ticker) note(tick func()) {
+// note counts an event and makes sure the timer ticks.
+func (k *ticker) note() {
 	k.seq.Add(1)
 	if k.armed.Load() || !k.armed.CompareAndSwap(false, true) {
 		return
@@ -94,7 +95,7 @@ func (k *ticker) note(tick func()) {
 	t := k.timer.Load()
 	if t == nil {
 		// Made idle, so that it can only tick once it is stored.
-		t = time.AfterFunc(time.Hour, tick)
+		t = time.AfterFunc(time.Hour, k.fn)
 		k.timer.Store(t)
 	}
 	t.Reset(turnTick)
