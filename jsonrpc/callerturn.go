@@ -27,8 +27,14 @@ import (
 // ends, the read is interrupted ([ReadInterrupter]), and the call passes
 // the turn on and ends as any call does.
 type parkedTurn struct {
-	parked atomic.Bool
-	tick   ticker // counts parks
+	// concurrent tells whether the last call began while another waited
+	// for its answer (guarded by Conn.mu): calls that overlap are read
+	// for by a worker that keeps the turn, as without CallerReads, since
+	// passing the turn between them would cost a goroutine switch each
+	// time rather than save one.
+	concurrent bool
+	parked     atomic.Bool
+	tick       ticker // counts parks
 	// reading is the id of the call reading, if one is (0 otherwise):
 	// its deadline interrupts the read.
 	reading atomic.Int64
@@ -50,11 +56,11 @@ func (c *Conn) unpark() {
 }
 
 // parkIfIdle parks the turn of the reading worker when no call waits for
-// an answer, and reports whether it did; when it did not, the worker
-// still holds the turn.
+// an answer and calls do not overlap, and reports whether it did; when it
+// did not, the worker still holds the turn.
 func (c *Conn) parkIfIdle() bool {
 	c.mu.Lock()
-	idle := len(c.pending) == 0
+	idle := len(c.pending) == 0 && !c.park.concurrent
 	c.mu.Unlock()
 	return idle && c.parkTurn()
 }

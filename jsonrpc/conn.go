@@ -862,6 +862,7 @@ func (c *Conn) call(ctx context.Context, method string, params any, d time.Durat
 		return nil, err
 	}
 	c.pending[id] = p
+	c.park.concurrent = len(c.pending) > 1
 	if d > 0 {
 		c.deadlines.add(p.deadline, c.expireCalls)
 	}
