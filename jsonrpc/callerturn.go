@@ -116,8 +116,21 @@ func (c *Conn) readAnswer(ctx context.Context, id ID, ch chan *Message) bool {
 		c.leaveTurn()
 		return true
 	}
-	g := &c.park
-	g.reading.Store(id.n) // the Conn's own calls have integer ids
+	c.park.reading.Store(id.n) // the Conn's own calls have integer ids
+	ok := c.readUntilAnswered(ctx, id, ch)
+	c.park.reading.Store(0)
+	if !ok {
+		c.stopReading()
+		return false
+	}
+	c.leaveTurn()
+	return true
+}
+
+// readUntilAnswered is readAnswer's loop: it reads and dispatches until
+// the answer to call id was read, ch has a marker, or the read was
+// interrupted. It reports false when the stream ended.
+func (c *Conn) readUntilAnswered(ctx context.Context, id ID, ch chan *Message) bool {
 	if ctx.Done() != nil {
 		stop := context.AfterFunc(ctx, c.interrupter.InterruptRead)
 		defer stop()
@@ -125,30 +138,26 @@ func (c *Conn) readAnswer(ctx context.Context, id ID, ch chan *Message) bool {
 	for {
 		m, ok := c.readMessage()
 		if !ok {
-			g.reading.Store(0)
-			c.stopReading()
 			return false
 		}
 		if m != nil {
 			if _, ok := c.dispatch(m, false); !ok {
-				g.reading.Store(0)
-				c.stopReading()
 				return false
 			}
 		}
 		// Answered, expired or interrupted (m is nil then, or a decode
 		// error was the answer): stop reading.
 		if m == nil || len(ch) > 0 || m.IsResponse() && m.ID == id {
-			break
+			return true
 		}
 	}
-	g.reading.Store(0)
-	c.leaveTurn()
-	return true
 }
 
 // interruptReading interrupts the read of call id, if it is reading.
 func (c *Conn) interruptReading(id ID) {
+	if c.interrupter == nil {
+		return
+	}
 	if n := c.park.reading.Load(); n != 0 && id == Int64ID(n) {
 		c.interrupter.InterruptRead()
 	}

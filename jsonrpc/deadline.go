@@ -88,9 +88,7 @@ func (c *Conn) expireCalls() {
 		case p.deadline <= now:
 			delete(c.pending, id)
 			p.ch <- &dl.expired
-			if c.interrupter != nil {
-				c.interruptReading(id) // it reads its answer
-			}
+			c.interruptReading(id) // when it reads its answer itself
 		case dl.next == 0 || p.deadline < dl.next:
 			dl.next = p.deadline
 		}

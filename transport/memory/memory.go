@@ -95,8 +95,6 @@ func (e *end) Read() (*jsonrpc.Message, error) {
 	}
 }
 
-// Write hands m, encoded, to the peer. It blocks while the peer is
-// behind by a full queue, until ctx ends or the pipe is closed.
 // InterruptRead implements [jsonrpc.ReadInterrupter].
 func (e *end) InterruptRead() {
 	select {
@@ -105,6 +103,8 @@ func (e *end) InterruptRead() {
 	}
 }
 
+// Write hands m, encoded, to the peer. It blocks while the peer is
+// behind by a full queue, until ctx ends or the pipe is closed.
 func (e *end) Write(ctx context.Context, m *jsonrpc.Message) error {
 	if err := e.closedErr(); err != nil {
 		return err

@@ -75,6 +75,7 @@ func (t *Transport) Open(ctx context.Context) (jsonrpc.Stream, error) {
 	if cs.max <= 0 {
 		cs.max = jsonrpc.DefaultMaxSize
 	}
+	cs.versionSet = t.Header.Get(headerProtocolVersion) != ""
 	if cs.log == nil {
 		cs.log = slog.New(slog.DiscardHandler)
 	}
@@ -96,6 +97,9 @@ type clientStream struct {
 	wg     sync.WaitGroup
 	max    int
 	log    *slog.Logger
+	// versionSet tells that the Transport's Header sets
+	// MCP-Protocol-Version itself.
+	versionSet bool
 
 	mu        sync.Mutex
 	sessionID string // legacy session
@@ -356,26 +360,28 @@ func (cs *clientStream) send(ctx context.Context, body []byte, hdr postHeader) e
 func (cs *clientStream) post(ctx context.Context, body []byte, hdr postHeader) (*http.Response, error) {
 	cs.mu.Lock()
 	sid, version := cs.sessionID, cs.version
-	if hdr.get(headerProtocolVersion) != "" || cs.t.Header.Get(headerProtocolVersion) != "" {
-		version = "" // the message, or the caller, says which
+	var head []byte
+	var headErr error
+	if cs.h1 != nil {
+		head, headErr = cs.fixedHead(sid)
 	}
 	cs.mu.Unlock()
+	if cs.versionSet || hdr.get(headerProtocolVersion) != "" {
+		version = "" // the caller, or the message, says which
+	}
 	if cs.h1 != nil {
-		head, err := cs.fixedHead(sid)
-		if err != nil {
-			return nil, err
+		if headErr != nil {
+			return nil, headErr
 		}
 		return cs.h1.post(ctx, head, hdr, version, body)
 	}
-	h := make(http.Header, len(hdr)+len(cs.t.Header)+4)
+	h := cs.postHeaders(sid)
 	for _, f := range hdr {
 		h.Set(f.name, f.value)
 	}
-	h.Set("Content-Type", "application/json")
-	// "The client MUST include an Accept header, listing both
-	// application/json and text/event-stream."
-	h.Set("Accept", "application/json, text/event-stream")
-	cs.setHeaders(h, sid)
+	if version != "" {
+		h.Set(headerProtocolVersion, version)
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, cs.t.URL, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
@@ -384,27 +390,31 @@ func (cs *clientStream) post(ctx context.Context, body []byte, hdr postHeader) (
 	return cs.hc.Do(req)
 }
 
-// fixedHead returns the header lines every POST of the stream carries
-// while its session is sid, written out once for the lean HTTP/1.1
-// client: Content-Type, Accept, the Transport's Header and the session.
+// postHeaders returns the headers every POST of the stream carries while
+// its session is sid: Content-Type, Accept, the Transport's Header and the
+// session.
+func (cs *clientStream) postHeaders(sid string) http.Header {
+	h := make(http.Header, len(cs.t.Header)+4)
+	for k, vs := range cs.t.Header {
+		for _, v := range vs {
+			h.Add(k, v)
+		}
+	}
+	h.Set("Content-Type", "application/json")
+	// "The client MUST include an Accept header, listing both
+	// application/json and text/event-stream."
+	h.Set("Accept", "application/json, text/event-stream")
+	if sid != "" {
+		h.Set(headerSessionID, sid)
+	}
+	return h
+}
+
+// fixedHead returns postHeaders(sid) written out for the lean HTTP/1.1
+// client, once per session; the caller holds mu.
 func (cs *clientStream) fixedHead(sid string) ([]byte, error) {
-	cs.mu.Lock()
-	defer cs.mu.Unlock()
 	if cs.head == nil || cs.headSID != sid {
-		h := make(http.Header, len(cs.t.Header)+3)
-		for k, vs := range cs.t.Header {
-			for _, v := range vs {
-				h.Add(k, v)
-			}
-		}
-		h.Set("Content-Type", "application/json")
-		// "The client MUST include an Accept header, listing both
-		// application/json and text/event-stream."
-		h.Set("Accept", "application/json, text/event-stream")
-		if sid != "" {
-			h.Set(headerSessionID, sid)
-		}
-		cs.head, cs.headErr = appendHeaderLines(nil, h)
+		cs.head, cs.headErr = appendHeaderLines(nil, cs.postHeaders(sid))
 		cs.headSID = sid
 	}
 	return cs.head, cs.headErr
