@@ -171,7 +171,21 @@ func (cs *clientStream) fail(id jsonrpc.ID, code int64, format string, args ...a
 	cs.deliver(cs.ctx, &jsonrpc.Message{ID: id, Error: jsonrpc.NewError(code, format, args...)})
 }
 
+// setHeaders adds to a GET's h the stream's headers, the session's and
+// the negotiated MCP-Protocol-Version, unless the Transport's Header sets it.
 func (cs *clientStream) setHeaders(h http.Header, sid string) {
+	cs.addStreamHeaders(h, sid)
+	cs.mu.Lock()
+	v := cs.version
+	cs.mu.Unlock()
+	if v != "" && !cs.versionSet {
+		h.Set(headerProtocolVersion, v)
+	}
+}
+
+// addStreamHeaders adds to h the Transport's Header and, when sid is not
+// "", the session's id.
+func (cs *clientStream) addStreamHeaders(h http.Header, sid string) {
 	for k, vs := range cs.t.Header {
 		for _, v := range vs {
 			h.Add(k, v)
@@ -179,12 +193,6 @@ func (cs *clientStream) setHeaders(h http.Header, sid string) {
 	}
 	if sid != "" {
 		h.Set(headerSessionID, sid)
-	}
-	cs.mu.Lock()
-	v := cs.version
-	cs.mu.Unlock()
-	if v != "" && h.Get(headerProtocolVersion) == "" {
-		h.Set(headerProtocolVersion, v)
 	}
 }
 
@@ -395,18 +403,11 @@ func (cs *clientStream) post(ctx context.Context, body []byte, hdr postHeader) (
 // session.
 func (cs *clientStream) postHeaders(sid string) http.Header {
 	h := make(http.Header, len(cs.t.Header)+4)
-	for k, vs := range cs.t.Header {
-		for _, v := range vs {
-			h.Add(k, v)
-		}
-	}
+	cs.addStreamHeaders(h, sid)
 	h.Set("Content-Type", "application/json")
 	// "The client MUST include an Accept header, listing both
 	// application/json and text/event-stream."
 	h.Set("Accept", "application/json, text/event-stream")
-	if sid != "" {
-		h.Set(headerSessionID, sid)
-	}
 	return h
 }
 
