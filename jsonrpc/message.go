@@ -24,6 +24,15 @@ type Message struct {
 	Meta Meta
 	// Size is the size of the message on the wire, when known.
 	Size int
+
+	// Borrowed is set by the handler of a request that only borrowed the
+	// message, as io.Writer implementations borrow the slice given to
+	// Write: once the reply has been encoded, nothing it kept or started
+	// refers to the message's memory (Params, Meta, strings decoded from
+	// them). The transport that read the message may then read another
+	// into the same memory. Transports that cannot tell when a reply has
+	// been encoded ignore it.
+	Borrowed bool
 }
 
 // Meta is what the decoder picks out of a message's params._meta without

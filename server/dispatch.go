@@ -185,7 +185,7 @@ func (s *Server) modernRequest(ctx context.Context, m *jsonrpc.Message, peer Pee
 	}{r: Request{
 		ID: m.ID, Method: m.Method, ProtocolVersion: meta.ProtocolVersion,
 		ClientCapabilities: *meta.ClientCapabilities, RawMeta: m.Meta.Raw,
-		server: s, peer: peer, sniffed: &m.Meta, progressToken: m.Meta.ProgressToken, logLevel: meta.LogLevel, modern: true,
+		server: s, peer: peer, msg: m, progressToken: m.Meta.ProgressToken, logLevel: meta.LogLevel, modern: true,
 	}}
 	r := &both.r
 	r.mrtrState = &both.m
@@ -212,7 +212,7 @@ func (s *Server) legacyRequest(ctx context.Context, m *jsonrpc.Message, sess *Se
 	r := &Request{
 		ID: m.ID, Method: m.Method, ProtocolVersion: sess.version,
 		ClientInfo: sess.clientInfo, ClientCapabilities: sess.clientCaps, Session: sess, RawMeta: m.Meta.Raw,
-		server: s, peer: peer, sniffed: &m.Meta, progressToken: m.Meta.ProgressToken,
+		server: s, peer: peer, msg: m, progressToken: m.Meta.ProgressToken,
 	}
 	sess.mu.Unlock()
 	switch m.Method {

@@ -49,7 +49,7 @@ type Request struct {
 
 	server        *Server
 	peer          Peer
-	sniffed       *jsonrpc.Meta // what the decoder picked out of params
+	msg           *jsonrpc.Message // what the decoder picked out of params is in its Meta
 	progressToken jsontext.Value
 	logLevel      protocol.LoggingLevel
 	modern        bool

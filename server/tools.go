@@ -318,7 +318,7 @@ var errSlow = errors.New("server: not for the fast path")
 
 func (s *Server) callTool(ctx context.Context, r *Request, params jsontext.Value) (any, error) {
 	p := &r.toolCall // in the Request's allocation rather than one of its own
-	if sn := r.sniffed; sn != nil && !sn.Extra && len(sn.Name) > 0 && sn.Name[0] == '"' {
+	if sn := &r.msg.Meta; !sn.Extra && len(sn.Name) > 0 && sn.Name[0] == '"' {
 		// The decoder found the name and the arguments already.
 		name, err := jsonrpc.Unquote(sn.Name)
 		if err != nil {
@@ -341,6 +341,9 @@ func (s *Server) callTool(ctx context.Context, r *Request, params jsontext.Value
 	if len(args) == 0 || string(args) == "null" {
 		args = jsontext.Value("{}")
 	}
+	// The promise of Options.LendToolArguments covers the whole call; the
+	// transport acts on it once the reply is encoded.
+	r.msg.Borrowed = s.opts.LendToolArguments
 	if e.validator != nil {
 		// The arguments come from a message the decoder checked strictly.
 		if err := e.validator.ValidateTrusted(args); err != nil {

@@ -1,7 +1,10 @@
 // Command echo-server is ferry's server for the benchmark harness in
 // ../shared/bench: one tool, echo, with a string argument message,
 // returning it as one text content, written the way a user of the library
-// would write it (a typed tool).
+// would write it (a typed tool). The tool keeps nothing of its argument
+// once it has returned, so the server says so
+// ([server.Options.LendToolArguments]) and its transports reuse the
+// memory of each request.
 //
 //	go run ./bench/echo-server                          stdio
 //	go run ./bench/echo-server -transport http -port N  Streamable HTTP on 127.0.0.1:N/mcp
@@ -34,7 +37,7 @@ type echoArgs struct {
 }
 
 func newServer() *server.Server {
-	s := server.New(protocol.Implementation{Name: "ferry-echo", Version: "0.1.0"}, nil)
+	s := server.New(protocol.Implementation{Name: "ferry-echo", Version: "0.1.0"}, &server.Options{LendToolArguments: true})
 	server.AddTool(s, &protocol.Tool{Name: "echo", Description: "Echo back the message."},
 		func(ctx context.Context, req *server.Request, in echoArgs) (string, error) {
 			return in.Message, nil

@@ -327,7 +327,9 @@ func (cs *clientStream) prepare(m *jsonrpc.Message) ([]byte, postHeader, error) 
 // costs no large garbage on its way out.
 var bodyBufs = sync.Pool{New: func() any { return new([]byte) }}
 
-// maxPooledBody bounds the bodies kept for reuse.
+// maxPooledBody bounds the bodies kept for reuse, sent or received:
+// larger ones are rare, and a pool must not pin megabytes between
+// collections.
 const maxPooledBody = 1 << 20
 
 // bodyReusable reports whether the body of m can be recycled once sent:

@@ -16,6 +16,7 @@ package streamable
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"mime"
 	"net/http"
@@ -82,6 +83,8 @@ type Handler struct {
 	server *server.Server
 	opts   Options
 	log    *slog.Logger
+
+	bodies bodyPool
 
 	mu       sync.Mutex
 	sessions map[string]*session
@@ -173,23 +176,25 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // readMessage reads and decodes a POST body, answering the errors itself.
-func (h *Handler) readMessage(w http.ResponseWriter, r *http.Request) (*jsonrpc.Message, bool) {
+// It returns the body too, and the pool's handle of it, for
+// [Handler.post] to recycle.
+func (h *Handler) readMessage(w http.ResponseWriter, r *http.Request) (*jsonrpc.Message, []byte, *[]byte, bool) {
 	if ct := r.Header.Get("Content-Type"); ct != "" && ct != "application/json" {
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
 			writeError(w, http.StatusUnsupportedMediaType, jsonrpc.ID{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Content-Type must be application/json"})
-			return nil, false
+			return nil, nil, nil, false
 		}
 	}
 	if !accepts(r, "application/json") || !accepts(r, "text/event-stream") {
 		writeError(w, http.StatusNotAcceptable, jsonrpc.ID{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
 			Message: "the Accept header must list both application/json and text/event-stream"})
-		return nil, false
+		return nil, nil, nil, false
 	}
 	if r.ContentLength > h.opts.MaxBodyBytes {
 		writeError(w, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, tooLarge(r.ContentLength, h.opts.MaxBodyBytes))
-		return nil, false
+		return nil, nil, nil, false
 	}
-	body, err := readBody(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes), r.ContentLength, int(h.opts.MaxBodyBytes))
+	body, handle, err := h.readBody(w, r)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -197,7 +202,7 @@ func (h *Handler) readMessage(w http.ResponseWriter, r *http.Request) (*jsonrpc.
 		} else {
 			writeError(w, http.StatusBadRequest, jsonrpc.ID{}, &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "reading the body: " + err.Error()})
 		}
-		return nil, false
+		return nil, nil, nil, false
 	}
 	m, err := jsonrpc.Decode(body, jsonrpc.Limits{MaxSize: int(h.opts.MaxBodyBytes)})
 	if err != nil {
@@ -207,9 +212,26 @@ func (h *Handler) readMessage(w http.ResponseWriter, r *http.Request) (*jsonrpc.
 		} else {
 			writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.AsError(err))
 		}
-		return nil, false
+		return nil, nil, nil, false
 	}
-	return m, true
+	return m, body, handle, true
+}
+
+// readBody reads a POST body, into a buffer of the pool when its length
+// is known.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *[]byte, error) {
+	max := h.opts.MaxBodyBytes
+	body := http.MaxBytesReader(w, r.Body, max)
+	if n := r.ContentLength; n < 0 || n > max {
+		b, err := readBody(body, n, int(max))
+		return b, nil, err
+	}
+	b, handle := h.bodies.get(int(r.ContentLength))
+	n, err := io.ReadFull(body, b)
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		err = nil
+	}
+	return b[:n], handle, err
 }
 
 func tooLarge(n, limit int64) *jsonrpc.Error {
@@ -243,10 +265,17 @@ func accepts(r *http.Request, mt string) bool {
 }
 
 func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
-	m, ok := h.readMessage(w, r)
+	m, body, handle, ok := h.readMessage(w, r)
 	if !ok {
 		return
 	}
+	// Requests are served on this goroutine, so once it is back here a
+	// request's reply has been encoded and written.
+	defer func() {
+		if m.IsRequest() && m.Borrowed {
+			h.bodies.put(body, handle)
+		}
+	}()
 	if isModern(r, m) {
 		h.serveModern(w, r, m)
 		return
