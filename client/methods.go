@@ -39,39 +39,39 @@ func (c *Client) decodeResult(raw []byte, out any) error {
 // input_required, answers the server's questions through the client's
 // callbacks, and retries until the result is complete.
 func roundTrips[T any](c *Client, ctx context.Context, method string, user protocol.Meta, mp protocol.MRTRParams,
-	fields func(*T) *protocol.ResultFields, build func(meta wireMeta, mp protocol.MRTRParams) any) (*T, error) {
+	fields func(*T) *protocol.ResultFields, build func(meta wireMeta, mp protocol.MRTRParams) any) (*T, *jsonrpc.Message, error) {
 	for round := 0; ; round++ {
 		m, err := c.call(ctx, method, user, func(meta wireMeta) any { return build(meta, mp) })
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out := new(T)
 		if err := c.decodeResult(m.Result, out); err != nil {
-			return nil, fmt.Errorf("%s: invalid result: %w", method, err)
+			return nil, nil, fmt.Errorf("%s: invalid result: %w", method, err)
 		}
 		switch rt := fields(out).ResultType; rt {
 		case "", protocol.ResultComplete:
 			// "clients MUST treat an absent resultType as complete"
-			return out, nil
+			return out, m, nil
 		case protocol.ResultInputRequired:
 		default:
 			// "A resultType of any value unrecognized by the client MUST
 			// be considered invalid."
-			return nil, fmt.Errorf("%s: unrecognised resultType %q", method, rt)
+			return nil, nil, fmt.Errorf("%s: unrecognised resultType %q", method, rt)
 		}
 		if round >= c.opts.MaxInputRounds {
-			return nil, fmt.Errorf("%s: the server still wants input after %d rounds", method, round)
+			return nil, nil, fmt.Errorf("%s: the server still wants input after %d rounds", method, round)
 		}
 		var ir protocol.InputRequiredResult
 		if err := json.Unmarshal(m.Result, &ir); err != nil {
-			return nil, fmt.Errorf("%s: invalid input_required result: %w", method, err)
+			return nil, nil, fmt.Errorf("%s: invalid input_required result: %w", method, err)
 		}
 		if len(ir.InputRequests) == 0 && ir.RequestState == "" {
-			return nil, fmt.Errorf("%s: input_required result without inputRequests or requestState", method)
+			return nil, nil, fmt.Errorf("%s: input_required result without inputRequests or requestState", method)
 		}
 		responses, err := c.answerAll(ctx, ir.InputRequests)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", method, err)
+			return nil, nil, fmt.Errorf("%s: %w", method, err)
 		}
 		// "the client MUST echo back the exact value of that field when
 		// retrying"; a new request id comes with the new call.
@@ -182,31 +182,52 @@ func (c *Client) CallTool(ctx context.Context, p *protocol.CallToolParams) (*pro
 	if len(p.Arguments) > 0 {
 		args = p.Arguments
 	}
-	return c.callTool(ctx, p.Name, args, p.Meta, p.MRTRParams, p.Task)
+	res, _, err := c.callTool(ctx, p.Name, args, p.Meta, p.MRTRParams, p.Task)
+	return res, err
 }
 
 // Call calls a tool with arguments given as any value that marshals to a
 // JSON object (a struct or a map).
 func (c *Client) Call(ctx context.Context, name string, args any) (*protocol.CallToolResult, error) {
-	return c.callTool(ctx, name, args, nil, protocol.MRTRParams{}, nil)
+	res, _, err := c.callTool(ctx, name, args, nil, protocol.MRTRParams{}, nil)
+	return res, err
 }
 
-func (c *Client) callTool(ctx context.Context, name string, args any, user protocol.Meta, mp protocol.MRTRParams, task *protocol.TaskMetadata) (*protocol.CallToolResult, error) {
+// CallBorrowed is [Client.Call] for a caller that only borrows the result,
+// as bufio.Scanner's caller borrows the slice Bytes returns: use gets the
+// result, whose strings may share the memory of the answer, and that
+// memory is reused once use returns, so use must copy what it keeps
+// (strings.Clone). Over Streamable HTTP, a large result then makes no
+// garbage for the collector. CallBorrowed returns the call's error, or
+// else use's.
+func (c *Client) CallBorrowed(ctx context.Context, name string, args any, use func(*protocol.CallToolResult) error) error {
+	res, m, err := c.callTool(ctx, name, args, nil, protocol.MRTRParams{}, nil)
+	if err != nil {
+		return err
+	}
+	err = use(res)
+	if r, ok := c.stream.(jsonrpc.Recycler); ok {
+		r.Recycle(m)
+	}
+	return err
+}
+
+func (c *Client) callTool(ctx context.Context, name string, args any, user protocol.Meta, mp protocol.MRTRParams, task *protocol.TaskMetadata) (*protocol.CallToolResult, *jsonrpc.Message, error) {
 	for retried := false; ; retried = true {
 		args, headers := c.mirroredArgs(name, args)
-		res, err := roundTrips(c, ctx, protocol.MethodToolsCall, user, mp,
+		res, m, err := roundTrips(c, ctx, protocol.MethodToolsCall, user, mp,
 			func(r *protocol.CallToolResult) *protocol.ResultFields { return &r.ResultFields },
 			func(meta wireMeta, mp protocol.MRTRParams) any {
 				return &callToolWire{Meta: meta, Name: name, Arguments: args, MRTRParams: mp, Task: task, headers: headers}
 			})
 		if err == nil || retried || !c.mirrors || !isHeaderMismatch(err) {
-			return res, err
+			return res, m, err
 		}
 		// "If the server rejects a request with a HeaderMismatch error
 		// ... the client SHOULD call tools/list to check for changes to
 		// the tool's inputSchema, then retry the original request."
 		if _, lerr := Collect(c.Tools(ctx)); lerr != nil {
-			return res, err
+			return res, m, err
 		}
 	}
 }
@@ -282,20 +303,22 @@ func (c *Client) checkTools(tools []protocol.Tool) []protocol.Tool {
 
 // GetPrompt renders a prompt.
 func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]string) (*protocol.GetPromptResult, error) {
-	return roundTrips(c, ctx, protocol.MethodPromptsGet, nil, protocol.MRTRParams{},
+	res, _, err := roundTrips(c, ctx, protocol.MethodPromptsGet, nil, protocol.MRTRParams{},
 		func(r *protocol.GetPromptResult) *protocol.ResultFields { return &r.ResultFields },
 		func(meta wireMeta, mp protocol.MRTRParams) any {
 			return c.paramsWith(meta, &protocol.GetPromptParams{Name: name, Arguments: args, MRTRParams: mp})
 		})
+	return res, err
 }
 
 // ReadResource reads a resource.
 func (c *Client) ReadResource(ctx context.Context, uri string) (*protocol.ReadResourceResult, error) {
-	return roundTrips(c, ctx, protocol.MethodResourcesRead, nil, protocol.MRTRParams{},
+	res, _, err := roundTrips(c, ctx, protocol.MethodResourcesRead, nil, protocol.MRTRParams{},
 		func(r *protocol.ReadResourceResult) *protocol.ResultFields { return &r.ResultFields },
 		func(meta wireMeta, mp protocol.MRTRParams) any {
 			return c.paramsWith(meta, &protocol.ReadResourceParams{URI: uri, MRTRParams: mp})
 		})
+	return res, err
 }
 
 // ListTools returns one page of tools.

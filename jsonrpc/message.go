@@ -33,6 +33,9 @@ type Message struct {
 	// into the same memory. Transports that cannot tell when a reply has
 	// been encoded ignore it.
 	Borrowed bool
+	// Buffer is the memory a stream read the message into, when the
+	// stream can reuse it: see [Recycler]. Nil otherwise.
+	Buffer []byte
 }
 
 // Meta is what the decoder picks out of a message's params._meta without

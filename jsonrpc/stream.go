@@ -45,6 +45,15 @@ type Batcher interface {
 	WriteBuffered(ctx context.Context, m *Message) error
 }
 
+// Recycler is implemented by streams that can read messages into memory
+// their users give back. Recycle takes back m.Buffer, the memory of m, a
+// message the stream returned, once nothing refers to m or to anything
+// decoded from it any more. It does nothing for a message whose Buffer
+// is nil, as it is after the first Recycle.
+type Recycler interface {
+	Recycle(m *Message)
+}
+
 // ReadInterrupter is implemented by streams whose blocked Read can be made
 // to return early without ending the stream. A [Conn] with
 // [ConnOptions].CallerReads lets a call over such a stream read its own

@@ -69,20 +69,21 @@ func run() int {
 			// harness's pieces). ferry reads its arguments only until the
 			// request is written, which is before its answer comes; a call
 			// that times out first fails the run anyway.
-			r, err := c.Call(ctx, "echo", &echoArgs{Message: unsafe.String(unsafe.SliceData(msg), len(msg))})
-			if err != nil {
-				if errors.Is(err, jsonrpc.ErrClosed) {
-					return false, fmt.Errorf("%w: %v", harness.ErrFatal, err)
+			// The echo is checked and dropped, so the result is only
+			// borrowed: its memory serves the next answer.
+			err := c.CallBorrowed(ctx, "echo", &echoArgs{Message: unsafe.String(unsafe.SliceData(msg), len(msg))}, func(r *protocol.CallToolResult) error {
+				if r.IsError || len(r.Content) == 0 {
+					return fmt.Errorf("bad tool result (isError=%v, %d content items)", r.IsError, len(r.Content))
 				}
-				return false, err
+				if r.Content[0].Type != protocol.ContentText {
+					return fmt.Errorf("content[0] is %s, want text", r.Content[0].Type)
+				}
+				return harness.CheckEcho(r.Content[0].Text, msg)
+			})
+			if errors.Is(err, jsonrpc.ErrClosed) {
+				return false, fmt.Errorf("%w: %v", harness.ErrFatal, err)
 			}
-			if r.IsError || len(r.Content) == 0 {
-				return false, fmt.Errorf("bad tool result (isError=%v, %d content items)", r.IsError, len(r.Content))
-			}
-			if r.Content[0].Type != protocol.ContentText {
-				return false, fmt.Errorf("content[0] is %s, want text", r.Content[0].Type)
-			}
-			if err := harness.CheckEcho(r.Content[0].Text, msg); err != nil {
+			if err != nil {
 				return false, err
 			}
 			return true, nil

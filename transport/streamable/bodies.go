@@ -6,11 +6,12 @@ import (
 	"github.com/ferrymcp/ferry/internal/rawbuf"
 )
 
-// bodyPool recycles the request bodies of the requests whose handlers
-// only borrowed them (see [jsonrpc.Message.Borrowed]). A body whose
-// message was not borrowed belongs to the message and is never put back,
-// so a server whose handlers keep their arguments gets a fresh buffer for
-// every request, as it must.
+// bodyPool recycles message bodies: on the server, those of requests
+// whose handlers only borrowed them (see [jsonrpc.Message.Borrowed]); on
+// the client, those of answers given back (see [jsonrpc.Recycler]). A
+// body that is not given back belongs to its message and is never put
+// back, so that code keeping what it decoded gets a fresh buffer for
+// every message, as it must.
 type bodyPool struct{ pool sync.Pool }
 
 // get returns a buffer of length n whose contents are undefined, and the

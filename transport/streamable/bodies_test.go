@@ -3,11 +3,15 @@ package streamable_test
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/internal/racecheck"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
@@ -163,5 +167,73 @@ func TestKeptArgumentsStayIntact(t *testing.T) {
 				t.Fatalf("modern %v: kept argument %d changed after later requests", modern, i)
 			}
 		}
+	}
+}
+
+// TestBorrowedAnswers checks that a client that only borrows its results
+// (CallBorrowed) gets the bodies of its answers recycled, over a real
+// HTTP connection to a lending server: 64 KiB calls then allocate, client
+// and server together, a fraction of what Call does.
+func TestBorrowedAnswers(t *testing.T) {
+	const calls, size = 64, 64 << 10
+	var kept []string
+	h := streamable.NewHandler(lendingServer(true, &kept), nil)
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	defer h.Close()
+	ctx := context.Background()
+	for _, version := range []string{protocol.Version20251125, protocol.Version20260728} {
+		c, err := client.Connect(ctx, &streamable.Transport{URL: ts.URL, DisableGETStream: true}, &client.Options{ProtocolVersion: version})
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := &echoIn{Message: strings.Repeat("y", size)}
+		perCall := func(call func() error) uint64 {
+			t.Helper()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			for range calls {
+				if err := call(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			runtime.ReadMemStats(&after)
+			return (after.TotalAlloc - before.TotalAlloc) / calls
+		}
+		owned := perCall(func() error {
+			res, err := c.Call(ctx, "echo", args)
+			if err == nil && (len(res.Content) != 1 || res.Content[0].Text != args.Message) {
+				err = fmt.Errorf("echo: %+v", res)
+			}
+			return err
+		})
+		borrowed := perCall(func() error {
+			return c.CallBorrowed(ctx, "echo", args, func(res *protocol.CallToolResult) error {
+				if len(res.Content) != 1 || res.Content[0].Text != args.Message {
+					return fmt.Errorf("echo: %+v", res)
+				}
+				return nil
+			})
+		})
+		t.Logf("%s: %d bytes allocated per call with Call, %d with CallBorrowed", version, owned, borrowed)
+		if owned < size {
+			t.Errorf("%s: Call allocated %d bytes per 64 KiB call: its results must be its own", version, owned)
+		}
+		if !racecheck.Enabled && borrowed > size/3 {
+			t.Errorf("%s: CallBorrowed allocated %d bytes per 64 KiB call, client and server, want under %d", version, borrowed, size/3)
+		}
+
+		// use's error is CallBorrowed's, and a failed call does not reach
+		// use.
+		errUse := errors.New("use failed")
+		if err := c.CallBorrowed(ctx, "echo", args, func(*protocol.CallToolResult) error { return errUse }); err != errUse {
+			t.Errorf("%s: CallBorrowed returned %v, want use's error", version, err)
+		}
+		called := false
+		err = c.CallBorrowed(ctx, "no such tool", args, func(*protocol.CallToolResult) error { called = true; return nil })
+		if err == nil || called {
+			t.Errorf("%s: call of an unknown tool: error %v, use called: %v", version, err, called)
+		}
+		c.Close()
 	}
 }

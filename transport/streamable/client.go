@@ -97,6 +97,8 @@ type clientStream struct {
 	wg     sync.WaitGroup
 	max    int
 	log    *slog.Logger
+	// answers recycles the bodies of answers given back with Recycle.
+	answers bodyPool
 	// versionSet tells that the Transport's Header sets
 	// MCP-Protocol-Version itself.
 	versionSet bool
@@ -483,7 +485,7 @@ func (cs *clientStream) roundTrip(ctx context.Context, id jsonrpc.ID, method str
 		cs.readStream(ctx, id, method, resp.Body, "")
 		return nil
 	default:
-		raw, err := readBody(resp.Body, resp.ContentLength, cs.max)
+		raw, pooled, err := cs.readAnswer(resp)
 		if err != nil {
 			cs.fail(id, jsonrpc.CodeInternalError, "reading the answer to %s: %v", method, err)
 			return nil
@@ -500,7 +502,36 @@ func (cs *clientStream) roundTrip(ctx context.Context, id jsonrpc.ID, method str
 		if method == protocol.MethodInitialize {
 			cs.received(m)
 		}
+		if pooled {
+			m.Buffer = raw
+		}
 		return m
+	}
+}
+
+// readAnswer reads an answer's body, into a buffer of the pool when its
+// length is known and small enough to be worth keeping: pooled reports
+// that the buffer may be recycled (see [clientStream.Recycle]).
+func (cs *clientStream) readAnswer(resp *http.Response) (raw []byte, pooled bool, err error) {
+	n := resp.ContentLength
+	if n < 0 || n > int64(min(cs.max, maxPooledBody)) {
+		raw, err = readBody(resp.Body, n, cs.max)
+		return raw, false, err
+	}
+	raw, _ = cs.answers.get(int(n))
+	k, err := io.ReadFull(resp.Body, raw)
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		err = nil
+	}
+	return raw[:k], true, err
+}
+
+// Recycle takes back the body of an answer that came as plain JSON, once
+// its caller is done with it ([jsonrpc.Recycler]).
+func (cs *clientStream) Recycle(m *jsonrpc.Message) {
+	if b := m.Buffer; b != nil {
+		m.Buffer = nil
+		cs.answers.put(b, nil)
 	}
 }
 
