@@ -49,7 +49,7 @@ type Request struct {
 
 	server        *Server
 	peer          Peer
-	msg           *jsonrpc.Message // what the decoder picked out of params is in its Meta
+	msg           *jsonrpc.Message // as decoded: Meta has what was picked out of params
 	progressToken jsontext.Value
 	logLevel      protocol.LoggingLevel
 	modern        bool

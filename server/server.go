@@ -72,8 +72,8 @@ type Options struct {
 	// Transports that read each request into a buffer of their own
 	// (Streamable HTTP) then reuse the buffers of tool calls, so that
 	// large arguments make no garbage for the collector: with 64 KiB
-	// arguments and 16 calls in flight, this doubled the calls per second
-	// of an echo tool on a 2-vCPU machine (see Speed in the README). A
+	// arguments and 16 calls in flight, this nearly doubled the calls per
+	// second of an echo tool on a 2-vCPU machine (see Speed in the README). A
 	// handler that breaks the promise sees a string it kept change under
 	// it.
 	LendToolArguments bool

@@ -1,0 +1,44 @@
+package client_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"net/http/httptest"
+	"strings"
+
+	"github.com/ferrymcp/ferry/client"
+	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/server"
+	"github.com/ferrymcp/ferry/transport/streamable"
+)
+
+// A tool that keeps nothing of its arguments, and a caller that keeps
+// nothing of the result but a copy: over Streamable HTTP, both sides then
+// read each message into the memory of one they are done with.
+func ExampleClient_CallBorrowed() {
+	s := server.New(protocol.Implementation{Name: "echo", Version: "1"}, &server.Options{LendToolArguments: true})
+	server.AddTool(s, &protocol.Tool{Name: "echo"}, func(ctx context.Context, req *server.Request, in struct {
+		Message string `json:"message"`
+	}) (string, error) {
+		return in.Message, nil // the result is sent before the memory is reused
+	})
+	h := streamable.NewHandler(s, nil)
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	defer h.Close()
+
+	ctx := context.Background()
+	c, err := client.Connect(ctx, &streamable.Transport{URL: ts.URL}, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	var kept string
+	err = c.CallBorrowed(ctx, "echo", map[string]string{"message": "hello"}, func(res *protocol.CallToolResult) error {
+		kept = strings.Clone(res.Content[0].Text) // what outlives use is copied
+		return nil
+	})
+	fmt.Println(kept, err)
+	// Output: hello <nil>
+}
