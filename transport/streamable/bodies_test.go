@@ -99,11 +99,11 @@ func eraCall(t *testing.T, h http.Handler, modern bool) func(tool, message strin
 	}
 }
 
-// TestLentBodies checks that the handler reuses the request bodies of a
+// TestLentBodiesBudget checks that the handler reuses the request bodies of a
 // server whose tools only borrow their arguments, and only those: 64 KiB
 // calls then allocate a small fraction of their size, and otherwise at
 // least their size.
-func TestLentBodies(t *testing.T) {
+func TestLentBodiesBudget(t *testing.T) {
 	const calls, size = 64, 64 << 10
 	message := strings.Repeat("x", size)
 	for _, modern := range []bool{false, true} {
@@ -170,11 +170,11 @@ func TestKeptArgumentsStayIntact(t *testing.T) {
 	}
 }
 
-// TestBorrowedAnswers checks that a client that only borrows its results
+// TestBorrowedAnswersBudget checks that a client that only borrows its results
 // (CallBorrowed) gets the bodies of its answers recycled, over a real
 // HTTP connection to a lending server: 64 KiB calls then allocate, client
 // and server together, a fraction of what Call does.
-func TestBorrowedAnswers(t *testing.T) {
+func TestBorrowedAnswersBudget(t *testing.T) {
 	const calls, size = 64, 64 << 10
 	var kept []string
 	h := streamable.NewHandler(lendingServer(true, &kept), nil)
