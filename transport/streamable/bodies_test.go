@@ -237,3 +237,59 @@ func TestBorrowedAnswersBudget(t *testing.T) {
 		c.Close()
 	}
 }
+
+// TestRecycledBodiesConcurrent checks that recycling never hands one
+// call's memory to another while it is in use: many calls in flight, each
+// with a message of its own, to a lending server, through CallBorrowed
+// and Call, every answer compared with its call's message.
+func TestRecycledBodiesConcurrent(t *testing.T) {
+	var kept []string
+	h := streamable.NewHandler(lendingServer(true, &kept), nil)
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	defer h.Close()
+	ctx := context.Background()
+	for _, version := range []string{protocol.Version20251125, protocol.Version20260728} {
+		c, err := client.Connect(ctx, &streamable.Transport{URL: ts.URL, DisableGETStream: true}, &client.Options{ProtocolVersion: version})
+		if err != nil {
+			t.Fatal(err)
+		}
+		const workers, calls = 8, 40
+		errs := make(chan error, workers)
+		for w := range workers {
+			go func() {
+				for i := range calls {
+					// Sizes vary so that pooled buffers change hands
+					// between bodies of different lengths.
+					message := fmt.Sprintf("%d-%d-%s", w, i, strings.Repeat(string(rune('a'+w)), 1000+(w*7919+i*104729)%(48<<10)))
+					args := &echoIn{Message: message}
+					var err error
+					if i%2 == 0 {
+						err = c.CallBorrowed(ctx, "echo", args, func(res *protocol.CallToolResult) error {
+							if len(res.Content) != 1 || res.Content[0].Text != message {
+								return fmt.Errorf("worker %d call %d: the answer is not the message", w, i)
+							}
+							return nil
+						})
+					} else {
+						var res *protocol.CallToolResult
+						if res, err = c.Call(ctx, "echo", args); err == nil && (len(res.Content) != 1 || res.Content[0].Text != message) {
+							err = fmt.Errorf("worker %d call %d: the answer is not the message", w, i)
+						}
+					}
+					if err != nil {
+						errs <- err
+						return
+					}
+				}
+				errs <- nil
+			}()
+		}
+		for range workers {
+			if err := <-errs; err != nil {
+				t.Errorf("%s: %v", version, err)
+			}
+		}
+		c.Close()
+	}
+}
