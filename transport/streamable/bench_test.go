@@ -2,6 +2,7 @@ package streamable_test
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -14,7 +15,8 @@ import (
 // BenchmarkToolsCallHTTP measures one tools/call round trip over
 // Streamable HTTP on loopback, client and server together: both eras,
 // answers as plain JSON and as an event stream, small and 64 KiB
-// payloads.
+// payloads, and with memory owned (Call, a server that makes no promise)
+// or lent (CallBorrowed, a server with LendToolArguments).
 func BenchmarkToolsCallHTTP(b *testing.B) {
 	for _, era := range []struct{ name, version string }{{"legacy", protocol.Version20251125}, {"modern", protocol.Version20260728}} {
 		for _, body := range []struct {
@@ -25,29 +27,54 @@ func BenchmarkToolsCallHTTP(b *testing.B) {
 				name string
 				size int
 			}{{"20B", 20}, {"64KiB", 64 << 10}} {
-				b.Run(era.name+"/"+body.name+"/"+payload.name, func(b *testing.B) {
-					h := streamable.NewHandler(testServer(), &streamable.Options{AlwaysSSE: body.sse})
-					ts := httptest.NewServer(h)
-					defer ts.Close()
-					defer h.Close()
-					c, err := client.Connect(context.Background(), &streamable.Transport{URL: ts.URL, DisableGETStream: true},
-						&client.Options{ProtocolVersion: era.version})
-					if err != nil {
-						b.Fatal(err)
-					}
-					defer c.Close()
-					args := &echoIn{Message: strings.Repeat("x", payload.size)}
-					ctx := context.Background()
-					b.SetBytes(int64(payload.size))
-					b.ReportAllocs()
-					for b.Loop() {
-						res, err := c.Call(ctx, "echo", args)
-						if err != nil || len(res.Content) != 1 || len(res.Content[0].Text) != payload.size {
-							b.Fatalf("%v %v", res, err)
-						}
-					}
-				})
+				for _, lend := range []bool{false, true} {
+					name := era.name + "/" + body.name + "/" + payload.name + map[bool]string{false: "/owned", true: "/lent"}[lend]
+					b.Run(name, func(b *testing.B) {
+						benchmarkToolsCallHTTP(b, era.version, body.sse, payload.size, lend)
+					})
+				}
 			}
+		}
+	}
+}
+
+func benchmarkToolsCallHTTP(b *testing.B, version string, sse bool, size int, lend bool) {
+	s := testServer()
+	if lend {
+		var kept []string
+		s = lendingServer(true, &kept)
+	}
+	h := streamable.NewHandler(s, &streamable.Options{AlwaysSSE: sse})
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	defer h.Close()
+	c, err := client.Connect(context.Background(), &streamable.Transport{URL: ts.URL, DisableGETStream: true},
+		&client.Options{ProtocolVersion: version})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	args := &echoIn{Message: strings.Repeat("x", size)}
+	ctx := context.Background()
+	check := func(res *protocol.CallToolResult) error {
+		if len(res.Content) != 1 || len(res.Content[0].Text) != size {
+			return fmt.Errorf("echo: %+v", res)
+		}
+		return nil
+	}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	for b.Loop() {
+		if lend {
+			err = c.CallBorrowed(ctx, "echo", args, check)
+		} else {
+			var res *protocol.CallToolResult
+			if res, err = c.Call(ctx, "echo", args); err == nil {
+				err = check(res)
+			}
+		}
+		if err != nil {
+			b.Fatal(err)
 		}
 	}
 }
