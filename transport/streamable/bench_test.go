@@ -3,7 +3,6 @@ package streamable_test
 import (
 	"context"
 	"fmt"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -44,16 +43,9 @@ func benchmarkToolsCallHTTP(b *testing.B, version string, sse bool, size int, le
 		var kept []string
 		s = lendingServer(true, &kept)
 	}
-	h := streamable.NewHandler(s, &streamable.Options{AlwaysSSE: sse})
-	ts := httptest.NewServer(h)
-	defer ts.Close()
-	defer h.Close()
-	c, err := client.Connect(context.Background(), &streamable.Transport{URL: ts.URL, DisableGETStream: true},
-		&client.Options{ProtocolVersion: version})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
+	ts, _ := serveHTTP(b, s, &streamable.Options{AlwaysSSE: sse})
+	c := connectHTTP(b, ts.URL, &client.Options{ProtocolVersion: version}, &streamable.Transport{DisableGETStream: true})
+	var err error
 	args := &echoIn{Message: strings.Repeat("x", size)}
 	ctx := context.Background()
 	check := func(res *protocol.CallToolResult) error {

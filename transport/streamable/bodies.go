@@ -1,10 +1,16 @@
 package streamable
 
 import (
+	"io"
 	"sync"
 
 	"github.com/ferrymcp/ferry/internal/rawbuf"
 )
+
+// maxPooledBody bounds the bodies kept for reuse, sent or received:
+// larger ones are rare, and a pool must not pin megabytes between
+// collections.
+const maxPooledBody = 1 << 20
 
 // bodyPool recycles message bodies: on the server, those of requests
 // whose handlers only borrowed them (see [jsonrpc.Message.Borrowed]); on
@@ -39,4 +45,22 @@ func (p *bodyPool) put(b []byte, h *[]byte) {
 	}
 	*h = b[:0]
 	p.pool.Put(h)
+}
+
+// read reads a body of the announced length (negative: none announced)
+// of at most max bytes: into one buffer, from the pool, when the length
+// is known (where io.ReadAll would grow it step by step), else up to max
+// bytes, one more to tell a longer body. It returns the pool's handle of
+// the buffer when it came from the pool.
+func (p *bodyPool) read(r io.Reader, length int64, max int) ([]byte, *[]byte, error) {
+	if length < 0 || length > int64(max) {
+		b, err := io.ReadAll(io.LimitReader(r, int64(max)+1))
+		return b, nil, err
+	}
+	b, h := p.get(int(length))
+	n, err := io.ReadFull(r, b)
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		err = nil
+	}
+	return b[:n], h, err
 }

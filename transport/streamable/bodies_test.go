@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"runtime"
 	"strings"
 	"testing"
@@ -177,16 +176,10 @@ func TestKeptArgumentsStayIntact(t *testing.T) {
 func TestBorrowedAnswersBudget(t *testing.T) {
 	const calls, size = 64, 64 << 10
 	var kept []string
-	h := streamable.NewHandler(lendingServer(true, &kept), nil)
-	ts := httptest.NewServer(h)
-	defer ts.Close()
-	defer h.Close()
+	ts, _ := serveHTTP(t, lendingServer(true, &kept), nil)
 	ctx := context.Background()
 	for _, version := range []string{protocol.Version20251125, protocol.Version20260728} {
-		c, err := client.Connect(ctx, &streamable.Transport{URL: ts.URL, DisableGETStream: true}, &client.Options{ProtocolVersion: version})
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := connectHTTP(t, ts.URL, &client.Options{ProtocolVersion: version}, &streamable.Transport{DisableGETStream: true})
 		args := &echoIn{Message: strings.Repeat("y", size)}
 		perCall := func(call func() error) uint64 {
 			t.Helper()
@@ -230,7 +223,7 @@ func TestBorrowedAnswersBudget(t *testing.T) {
 			t.Errorf("%s: CallBorrowed returned %v, want use's error", version, err)
 		}
 		called := false
-		err = c.CallBorrowed(ctx, "no such tool", args, func(*protocol.CallToolResult) error { called = true; return nil })
+		err := c.CallBorrowed(ctx, "no such tool", args, func(*protocol.CallToolResult) error { called = true; return nil })
 		if err == nil || called {
 			t.Errorf("%s: call of an unknown tool: error %v, use called: %v", version, err, called)
 		}
@@ -244,16 +237,10 @@ func TestBorrowedAnswersBudget(t *testing.T) {
 // and Call, every answer compared with its call's message.
 func TestRecycledBodiesConcurrent(t *testing.T) {
 	var kept []string
-	h := streamable.NewHandler(lendingServer(true, &kept), nil)
-	ts := httptest.NewServer(h)
-	defer ts.Close()
-	defer h.Close()
+	ts, _ := serveHTTP(t, lendingServer(true, &kept), nil)
 	ctx := context.Background()
 	for _, version := range []string{protocol.Version20251125, protocol.Version20260728} {
-		c, err := client.Connect(ctx, &streamable.Transport{URL: ts.URL, DisableGETStream: true}, &client.Options{ProtocolVersion: version})
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := connectHTTP(t, ts.URL, &client.Options{ProtocolVersion: version}, &streamable.Transport{DisableGETStream: true})
 		const workers, calls = 8, 40
 		errs := make(chan error, workers)
 		for w := range workers {

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/ferrymcp/ferry/internal/mcpheader"
-	"github.com/ferrymcp/ferry/internal/rawbuf"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/transport/sse"
@@ -329,11 +328,6 @@ func (cs *clientStream) prepare(m *jsonrpc.Message) ([]byte, postHeader, error) 
 // costs no large garbage on its way out.
 var bodyBufs = sync.Pool{New: func() any { return new([]byte) }}
 
-// maxPooledBody bounds the bodies kept for reuse, sent or received:
-// larger ones are rare, and a pool must not pin megabytes between
-// collections.
-const maxPooledBody = 1 << 20
-
 // bodyReusable reports whether the body of m can be recycled once sent:
 // net/http may read a body after its request returned, and the
 // initialize request and notification are kept to open a new session.
@@ -485,7 +479,7 @@ func (cs *clientStream) roundTrip(ctx context.Context, id jsonrpc.ID, method str
 		cs.readStream(ctx, id, method, resp.Body, "")
 		return nil
 	default:
-		raw, pooled, err := cs.readAnswer(resp)
+		raw, _, err := cs.answers.read(resp.Body, resp.ContentLength, cs.max)
 		if err != nil {
 			cs.fail(id, jsonrpc.CodeInternalError, "reading the answer to %s: %v", method, err)
 			return nil
@@ -502,28 +496,9 @@ func (cs *clientStream) roundTrip(ctx context.Context, id jsonrpc.ID, method str
 		if method == protocol.MethodInitialize {
 			cs.received(m)
 		}
-		if pooled {
-			m.Buffer = raw
-		}
+		m.Buffer = raw // for Recycle, which keeps only what the pool would
 		return m
 	}
-}
-
-// readAnswer reads an answer's body, into a buffer of the pool when its
-// length is known and small enough to be worth keeping: pooled reports
-// that the buffer may be recycled (see [clientStream.Recycle]).
-func (cs *clientStream) readAnswer(resp *http.Response) (raw []byte, pooled bool, err error) {
-	n := resp.ContentLength
-	if n < 0 || n > int64(min(cs.max, maxPooledBody)) {
-		raw, err = readBody(resp.Body, n, cs.max)
-		return raw, false, err
-	}
-	raw, _ = cs.answers.get(int(n))
-	k, err := io.ReadFull(resp.Body, raw)
-	if err == io.ErrUnexpectedEOF || err == io.EOF {
-		err = nil
-	}
-	return raw[:k], true, err
 }
 
 // Recycle takes back the body of an answer that came as plain JSON, once
@@ -550,21 +525,6 @@ var defaultClient = &http.Client{Transport: &http.Transport{
 	WriteBufferSize:     64 << 10,
 	ReadBufferSize:      64 << 10,
 }}
-
-// readBody reads a body of the announced length into one buffer (where
-// io.ReadAll would grow it step by step), or up to max bytes (one more,
-// to tell a longer body) when no length is announced.
-func readBody(r io.Reader, length int64, max int) ([]byte, error) {
-	if length < 0 || length > int64(max) {
-		return io.ReadAll(io.LimitReader(r, int64(max)+1))
-	}
-	b := rawbuf.Make(int(length))
-	n, err := io.ReadFull(r, b)
-	if err == io.ErrUnexpectedEOF || err == io.EOF {
-		err = nil
-	}
-	return b[:n], err
-}
 
 // cancelled answers a call whose context ended during its round trip.
 // Closing the stream is the modern way to cancel; a legacy session is

@@ -19,17 +19,17 @@ import (
 	"github.com/ferrymcp/ferry/transport/streamable"
 )
 
-func connectHTTP(t *testing.T, url string, opts *client.Options, tr *streamable.Transport) *client.Client {
-	t.Helper()
+func connectHTTP(tb testing.TB, url string, opts *client.Options, tr *streamable.Transport) *client.Client {
+	tb.Helper()
 	if tr == nil {
 		tr = &streamable.Transport{}
 	}
 	tr.URL = url
 	c, err := client.Connect(context.Background(), tr, opts)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
+	tb.Cleanup(func() { c.Close() })
 	return c
 }
 

@@ -16,7 +16,6 @@ package streamable
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"mime"
 	"net/http"
@@ -194,7 +193,7 @@ func (h *Handler) readMessage(w http.ResponseWriter, r *http.Request) (*jsonrpc.
 		writeError(w, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, tooLarge(r.ContentLength, h.opts.MaxBodyBytes))
 		return nil, nil, nil, false
 	}
-	body, handle, err := h.readBody(w, r)
+	body, handle, err := h.bodies.read(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes), r.ContentLength, int(h.opts.MaxBodyBytes))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -215,23 +214,6 @@ func (h *Handler) readMessage(w http.ResponseWriter, r *http.Request) (*jsonrpc.
 		return nil, nil, nil, false
 	}
 	return m, body, handle, true
-}
-
-// readBody reads a POST body, into a buffer of the pool when its length
-// is known.
-func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *[]byte, error) {
-	max := h.opts.MaxBodyBytes
-	body := http.MaxBytesReader(w, r.Body, max)
-	if n := r.ContentLength; n < 0 || n > max {
-		b, err := readBody(body, n, int(max))
-		return b, nil, err
-	}
-	b, handle := h.bodies.get(int(r.ContentLength))
-	n, err := io.ReadFull(body, b)
-	if err == io.ErrUnexpectedEOF || err == io.EOF {
-		err = nil
-	}
-	return b[:n], handle, err
 }
 
 func tooLarge(n, limit int64) *jsonrpc.Error {

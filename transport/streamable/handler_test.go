@@ -108,9 +108,16 @@ func modernHeaders(method, name string) map[string]string {
 
 func newHTTPServer(t *testing.T, opts *streamable.Options) (*httptest.Server, *streamable.Handler) {
 	t.Helper()
-	h := streamable.NewHandler(testServer(), opts)
+	return serveHTTP(t, testServer(), opts)
+}
+
+// serveHTTP serves s over Streamable HTTP on loopback until the test or
+// benchmark ends.
+func serveHTTP(tb testing.TB, s *server.Server, opts *streamable.Options) (*httptest.Server, *streamable.Handler) {
+	tb.Helper()
+	h := streamable.NewHandler(s, opts)
 	ts := httptest.NewServer(h)
-	t.Cleanup(func() {
+	tb.Cleanup(func() {
 		h.Close()
 		ts.CloseClientConnections()
 		ts.Close()
