@@ -37,7 +37,7 @@ CGO_ENABLED=0 go build -trimpath -o "$work/bin/ferry-server" ./bench/echo-server
 CGO_ENABLED=0 go build -trimpath -tags nohttp -o "$work/bin/ferry-server-stdio" ./bench/echo-server
 stdio_server=bin/ferry-server-stdio
 [ "${FERRY_BENCH_COMBINED:-}" = 1 ] && stdio_server=bin/ferry-server
-(cd bench/client && CGO_ENABLED=0 go build -trimpath -o "$work/bin/ferry-client" .)
+(cd bench/client && GOWORK=off CGO_ENABLED=0 go build -trimpath -o "$work/bin/ferry-client" .)
 
 matrix="$work/matrix-ferry.conf"
 {

@@ -10,7 +10,11 @@ root=$PWD
 step() { printf '\n== %s\n' "$*"; }
 
 step "Go modules"
+# The modules of the workspace (go.work): the library, the ferry command
+# (a module of its own, so that what only the command needs stays out of
+# the library's module graph) and the interop tests.
 go mod download
+(cd cmd/ferry && go mod download)
 (cd interop && go mod download)
 
 step "npm peers (interop/node, pinned by package-lock.json)"
@@ -25,17 +29,17 @@ unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' 
 if [ -n "$unformatted" ]; then
 	echo "not gofmt'ed:"; echo "$unformatted"; exit 1
 fi
-go vet ./...
+go vet ./... ./cmd/ferry/...
 # The echo server's build-tag variants (see its package comment).
 go vet -tags nohttp ./bench/echo-server
 go vet -tags ferryprof ./bench/echo-server
 (cd interop && go vet ./...)
 
 step "go test -race (library)"
-go test -race -count=1 ./...
+go test -race -count=1 ./... ./cmd/ferry/...
 
 step "allocation budgets (without -race, which allocates on its own)"
-go test -count=1 -run Budget ./...
+go test -count=1 -run Budget ./... ./cmd/ferry/...
 
 step "MCP conformance suite (server and client legs, both eras)"
 FERRY_NODE="$node22" scripts/conformance.sh
