@@ -88,22 +88,31 @@ func (s *ClientStream) Read() (*jsonrpc.Message, error) {
 func (s *ClientStream) endOfInput(err error) error {
 	if err == io.EOF {
 		close(s.stdoutEOF)
-		t := time.NewTimer(exitWait)
-		defer t.Stop()
-		for _, ch := range []chan struct{}{s.done, s.stderrDone} {
-			select {
-			case <-ch:
-			case <-t.C:
-				return s.exitError()
-			}
-		}
-		return s.exitError()
+		return s.gone()
 	}
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		// Set by wait: the server exited but stdout is still held open.
-		return s.exitError()
+		return s.gone()
 	}
 	return fmt.Errorf("stdio: reading from the server: %w", err)
+}
+
+// gone is the one place that builds the *[ExitError] of a server that is
+// gone, whichever pipe noticed first: it waits, up to exitWait in all,
+// for the server to be reaped and for the end of its stderr, so that
+// the error carries both its exit status and what it said before it
+// went.
+func (s *ClientStream) gone() *ExitError {
+	t := time.NewTimer(exitWait)
+	defer t.Stop()
+	for _, ch := range []chan struct{}{s.done, s.stderrDone} {
+		select {
+		case <-ch:
+		case <-t.C:
+			return s.exitError()
+		}
+	}
+	return s.exitError()
 }
 
 // exitError describes the server's end as far as it is known now.
@@ -129,14 +138,18 @@ func (s *ClientStream) InterruptRead() { s.out.interrupt() }
 // returns an *[ExitError] rather than a broken pipe.
 func (s *ClientStream) Write(ctx context.Context, m *jsonrpc.Message) error {
 	err := s.w.write(ctx, m)
-	if err != nil && err != ErrClosed && ctx.Err() == nil {
-		select {
-		case <-s.done:
-			return s.exitError()
-		default:
-		}
+	if err == nil || err == ErrClosed || ctx.Err() != nil {
+		return err
 	}
-	return err
+	// A failed write to a server that is exiting usually comes before
+	// it has been reaped: wait for its end as Read does.
+	e := s.gone()
+	select {
+	case <-s.done:
+		return e
+	default: // it closed its stdin and runs on
+		return fmt.Errorf("stdio: writing to the server: %w", err)
+	}
 }
 
 // Close stops the server the way the specification asks: it closes the
@@ -286,7 +299,8 @@ func (s *ClientStream) Pid() int { return s.cmd.Process.Pid }
 func (s *ClientStream) Done() <-chan struct{} { return s.done }
 
 // ExitErr reports how the server ended once [ClientStream.Done] is
-// closed: nil for exit status 0 (and while it runs), else an *[ExitError].
+// closed: nil for exit status 0 (and while it runs), else an *[ExitError]
+// (which may wait briefly for the end of the server's stderr).
 func (s *ClientStream) ExitErr() error {
 	select {
 	case <-s.done:
@@ -296,5 +310,5 @@ func (s *ClientStream) ExitErr() error {
 	if s.waitErr == nil {
 		return nil
 	}
-	return s.exitError()
+	return s.gone()
 }

@@ -279,6 +279,42 @@ func TestClientStderrTail(t *testing.T) {
 	}
 }
 
+// TestClientWriteToExitedServer: a write that finds the server gone
+// fails with the same *ExitError as a read, exit status and stderr tail
+// included, whether the server is still being reaped when the write
+// fails (once a bare "broken pipe") or its stderr is still being
+// drained (once an ExitError without the tail).
+func TestClientWriteToExitedServer(t *testing.T) {
+	for _, tc := range []struct {
+		name, script string
+		waitDone     bool
+	}{
+		// stdin closed, then a word on stderr, then the exit a moment
+		// later: the write fails before the server is reaped.
+		{"before reaped", `exec 0<&-; echo "fatal: no API key" >&2; sleep 0.03; exit 3`, false},
+		// A child keeps stderr open and writes on it after the server
+		// exited: the write comes after the reaping, before the tail.
+		{"before stderr ends", `exec 0<&-; (sleep 0.03; echo "fatal: no API key" >&2) & exit 3`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer checkGoroutines(t)()
+			lines := make(lineCollector, 16)
+			s := connect(t, &Command{Path: "/bin/sh", Args: []string{"-c", tc.script}, Stderr: lines})
+			defer s.Close()
+			if tc.waitDone {
+				<-s.Done()
+			} else {
+				waitLine(t, lines, "fatal")
+			}
+			err := s.Write(context.Background(), &jsonrpc.Message{Method: "ping", ID: jsonrpc.Int64ID(1)})
+			var ee *ExitError
+			if !errors.As(err, &ee) || ee.Code != 3 || !strings.Contains(ee.Stderr, "fatal: no API key") {
+				t.Fatalf("Write: %v (%T), want *ExitError with exit status 3 and the stderr tail", err, err)
+			}
+		})
+	}
+}
+
 // alive reports whether pid runs (a zombie waiting to be reaped by
 // someone else does not count).
 func alive(pid int) bool {
