@@ -77,7 +77,7 @@ func BenchmarkToolsCall(b *testing.B) {
 		name string
 		kind pipeKind
 	}{{"memory", inMemory}, {"stdio-pipe", osPipe}} {
-		for _, era := range []struct{ name, version string }{{"legacy", protocol.Version20251125}, {"modern", protocol.Version20260728}} {
+		for _, era := range []struct{ name, version string }{{"legacy", protocol.Version20251125}, {"stateless", protocol.Version20260728}} {
 			for _, payload := range []struct {
 				name string
 				size int

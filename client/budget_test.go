@@ -29,9 +29,9 @@ func TestToolsCallBudget(t *testing.T) {
 		maxAllocs, maxMem float64
 	}{
 		{"legacy", protocol.Version20251125, 20, 40, 6 << 10},
-		{"modern", protocol.Version20260728, 20, 40, 6 << 10},
+		{"stateless", protocol.Version20260728, 20, 40, 6 << 10},
 		{"legacy", protocol.Version20251125, payload64K, 40, 3 * payload64K},
-		{"modern", protocol.Version20260728, payload64K, 40, 3 * payload64K},
+		{"stateless", protocol.Version20260728, payload64K, 40, 3 * payload64K},
 	} {
 		t.Run(fmt.Sprintf("%s/%dB", c.era, c.size), func(t *testing.T) {
 			cl := benchClient(t, inMemory, c.version)

@@ -128,7 +128,7 @@ func (c *Client) onProgress(p *protocol.ProgressParams) {
 	}
 }
 
-// wireMeta is the _meta of an outgoing request: for a modern server the
+// wireMeta is the _meta of an outgoing request: for a stateless server the
 // per-request protocol fields ("Every request supplies this metadata in
 // its _meta field"), a progress token when progress is wanted, and the
 // caller's own members.
@@ -140,7 +140,7 @@ type wireMeta struct {
 
 // IsZero lets omitzero drop an empty _meta.
 func (m wireMeta) IsZero() bool {
-	return m.c == nil || (!m.c.modern && m.token == 0 && len(m.user) == 0)
+	return m.c == nil || (!m.c.stateless && m.token == 0 && len(m.user) == 0)
 }
 
 // MarshalJSONTo writes the members without building a map.
@@ -158,7 +158,7 @@ func (m wireMeta) MarshalJSONTo(enc *jsontext.Encoder) error {
 		}
 		return enc.WriteValue(v)
 	}
-	if m.c.modern {
+	if m.c.stateless {
 		if err := write(protocol.MetaProtocolVersion, quote(m.c.version)); err != nil {
 			return err
 		}
@@ -210,10 +210,10 @@ type metaParams struct {
 }
 
 // Mirror gives an HTTP transport the protocol version to mirror into the
-// MCP-Protocol-Version header of a modern request (the transport finds
+// MCP-Protocol-Version header of a stateless request (the transport finds
 // Mcp-Name in the params itself).
 func (p *metaParams) Mirror(set func(name, value string)) {
-	if p.Meta.c != nil && p.Meta.c.modern {
+	if p.Meta.c != nil && p.Meta.c.stateless {
 		set("Mcp-Protocol-Version", p.Meta.c.version)
 	}
 }

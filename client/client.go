@@ -6,7 +6,7 @@
 // "server/discover" first, falling back to initialize) or pinned with
 // [Options.ProtocolVersion]. Both eras look the same to the caller:
 // sampling, elicitation and roots callbacks answer legacy server-to-client
-// requests and modern input_required results alike.
+// requests and stateless input_required results alike.
 package client
 
 import (
@@ -46,7 +46,7 @@ type Options struct {
 	// means detect: probe with server/discover, fall back to initialize.
 	ProtocolVersion string
 	// ProbeTimeout bounds the wait for the server/discover probe before
-	// the client decides the server is legacy (default 5s). A modern
+	// the client decides the server is legacy (default 5s). A stateless
 	// server that was merely slow to start is still found: a failed
 	// initialize after a timed-out probe is followed by a second probe.
 	ProbeTimeout time.Duration
@@ -62,7 +62,7 @@ type Options struct {
 	MaxInputRounds int
 	// LogLevel asks the server for log messages at this level and above:
 	// logging/setLevel after initialize (legacy), or the logLevel of every
-	// request (modern). Empty asks for none from modern servers and leaves
+	// request (stateless). Empty asks for none from stateless servers and leaves
 	// legacy servers at their default.
 	LogLevel protocol.LoggingLevel
 
@@ -105,7 +105,7 @@ type Client struct {
 	stream jsonrpc.Stream
 	conn   *jsonrpc.Conn
 
-	modern     bool
+	stateless  bool
 	version    string
 	serverInfo protocol.Implementation
 	serverCaps protocol.ServerCapabilities
@@ -207,7 +207,7 @@ func (c *Client) handshake(ctx context.Context) error {
 		if !protocol.IsSupported(v) {
 			return fmt.Errorf("client: unsupported protocol version %q", v)
 		}
-		if protocol.IsModern(v) {
+		if protocol.IsStateless(v) {
 			return c.discover(ctx, v)
 		}
 		return c.initialize(ctx, v)
@@ -239,7 +239,7 @@ func (c *Client) handshake(ctx context.Context) error {
 	var rpcErr *jsonrpc.Error
 	if ierr != nil && errors.Is(err, errProbeTimeout) && errors.As(ierr, &rpcErr) {
 		// A server too slow to answer the probe in time may still be
-		// modern: it rejected initialize, so ask again, without a limit.
+		// stateless: it rejected initialize, so ask again, without a limit.
 		if derr := c.discover(ctx, protocol.LatestVersion); derr == nil {
 			return nil
 		}
@@ -250,7 +250,7 @@ func (c *Client) handshake(ctx context.Context) error {
 var errProbeTimeout = errors.New("no answer to server/discover in time")
 
 // isLegacySign reports whether a failed probe means "legacy server": any
-// error that is not a recognised modern one ("The fallback MUST NOT be
+// error that is not a recognised stateless one ("The fallback MUST NOT be
 // keyed to one specific error code"), or no answer in time. A closed
 // connection is not: the server is gone.
 func isLegacySign(err error) bool {
@@ -263,17 +263,17 @@ func isLegacySign(err error) bool {
 
 // legacyOnly returns the newest legacy revision this client speaks named
 // by an UnsupportedProtocolVersionError whose supported list holds no
-// modern revision this client speaks, or "".
+// stateless revision this client speaks, or "".
 func legacyOnly(err error) string {
 	var e *jsonrpc.Error
 	if !errors.As(err, &e) || e.Code != jsonrpc.CodeUnsupportedProtocolVersion {
 		return ""
 	}
 	var data protocol.UnsupportedProtocolVersionData
-	if json.Unmarshal(e.Data, &data) != nil || pickModern(data.Supported) != "" {
+	if json.Unmarshal(e.Data, &data) != nil || pickStateless(data.Supported) != "" {
 		return ""
 	}
-	for _, v := range protocol.LegacyVersions {
+	for _, v := range protocol.LegacyVersions() {
 		if slices.Contains(data.Supported, v) {
 			return v
 		}
@@ -282,7 +282,7 @@ func legacyOnly(err error) string {
 }
 
 // discover probes with server/discover in revision v and, on success,
-// settles on the newest modern revision both sides speak.
+// settles on the newest stateless revision both sides speak.
 func (c *Client) discover(ctx context.Context, v string) error {
 	return c.discoverAs(ctx, v, false)
 }
@@ -290,7 +290,7 @@ func (c *Client) discover(ctx context.Context, v string) error {
 // discoverAs is discover; retried says whether v is already the answer
 // to an UnsupportedProtocolVersionError.
 func (c *Client) discoverAs(ctx context.Context, v string, retried bool) error {
-	c.modern, c.version = true, v
+	c.stateless, c.version = true, v
 	var res protocol.DiscoverResult
 	err := c.conn.CallResult(ctx, protocol.MethodDiscover, c.withMeta(nil, nil), &res)
 	var e *jsonrpc.Error
@@ -304,24 +304,24 @@ func (c *Client) discoverAs(ctx context.Context, v string, retried bool) error {
 		// example during a rolling upgrade): "select a mutually supported
 		// version from the supported list and retry the request" holds
 		// for it too, once.
-		next := pickModern(data.Supported)
+		next := pickStateless(data.Supported)
 		if next == "" || retried {
-			c.modern = false
-			return fmt.Errorf("client: the server supports only %v, none of which this client speaks in the modern era: %w", data.Supported, err)
+			c.stateless = false
+			return fmt.Errorf("client: the server supports only %v, none of which this client speaks in the stateless era: %w", data.Supported, err)
 		}
 		return c.discoverAs(ctx, next, true)
 	}
 	if err != nil {
-		c.modern = false
+		c.stateless = false
 		return err
 	}
 	if !slices.Contains(res.SupportedVersions, v) {
-		if next := pickModern(res.SupportedVersions); next != "" {
+		if next := pickStateless(res.SupportedVersions); next != "" {
 			c.version = next
 		} else if len(res.SupportedVersions) > 0 {
 			// A server listing only legacy revisions: talk legacy.
-			c.modern = false
-			return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "server/discover lists no modern revision"}
+			c.stateless = false
+			return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "server/discover lists no stateless revision"}
 		}
 	}
 	c.supported = res.SupportedVersions
@@ -331,8 +331,8 @@ func (c *Client) discoverAs(ctx context.Context, v string, retried bool) error {
 	return nil
 }
 
-func pickModern(supported []string) string {
-	for _, v := range protocol.ModernVersions {
+func pickStateless(supported []string) string {
+	for _, v := range protocol.StatelessVersions() {
 		if slices.Contains(supported, v) {
 			return v
 		}
@@ -351,7 +351,7 @@ func metaServerInfo(m protocol.Meta) protocol.Implementation {
 
 // initialize runs the legacy handshake asking for revision v.
 func (c *Client) initialize(ctx context.Context, v string) error {
-	c.modern = false
+	c.stateless = false
 	var res protocol.InitializeResult
 	err := c.conn.CallResult(ctx, protocol.MethodInitialize, &protocol.InitializeParams{
 		ProtocolVersion: v, Capabilities: c.caps, ClientInfo: c.opts.Info,
@@ -361,7 +361,7 @@ func (c *Client) initialize(ctx context.Context, v string) error {
 	}
 	// "If the client does not support the version in the server's
 	// response, it SHOULD disconnect."
-	if !protocol.IsSupported(res.ProtocolVersion) || protocol.IsModern(res.ProtocolVersion) {
+	if !protocol.IsSupported(res.ProtocolVersion) || protocol.IsStateless(res.ProtocolVersion) {
 		return fmt.Errorf("client: the server answered initialize with protocol version %q, which this client does not speak", res.ProtocolVersion)
 	}
 	c.version = res.ProtocolVersion
@@ -397,8 +397,8 @@ func (c *Client) Err() error { return c.conn.Err() }
 // launched server's stderr).
 func (c *Client) Stream() jsonrpc.Stream { return c.stream }
 
-// Modern reports whether the server is spoken to in the stateless era.
-func (c *Client) Modern() bool { return c.modern }
+// Stateless reports whether the server is spoken to in the stateless era.
+func (c *Client) Stateless() bool { return c.stateless }
 
 // ProtocolVersion returns the revision in use.
 func (c *Client) ProtocolVersion() string { return c.version }
@@ -412,6 +412,6 @@ func (c *Client) ServerCapabilities() protocol.ServerCapabilities { return c.ser
 // Instructions returns the server's instructions for the model.
 func (c *Client) Instructions() string { return c.instr }
 
-// SupportedVersions returns the revisions a modern server listed in
+// SupportedVersions returns the revisions a stateless server listed in
 // server/discover.
 func (c *Client) SupportedVersions() []string { return c.supported }

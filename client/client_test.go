@@ -94,12 +94,12 @@ func testServer(opts *server.Options) *server.Server {
 }
 
 var eras = []struct {
-	name    string
-	version string
-	modern  bool
+	name      string
+	version   string
+	stateless bool
 }{
 	{"detect", "", true},
-	{"modern", protocol.Version20260728, true},
+	{"stateless", protocol.Version20260728, true},
 	{"legacy-2025-11-25", protocol.Version20251125, false},
 	{"legacy-2025-06-18", protocol.Version20250618, false},
 	{"legacy-2024-11-05", protocol.Version20241105, false},
@@ -143,8 +143,8 @@ func TestEras(t *testing.T) {
 			leakcheck.Check(t)
 			ctx := context.Background()
 			c := connect(t, testServer(nil), interviewOptions(era.version))
-			if c.Modern() != era.modern {
-				t.Fatalf("Modern() = %v, want %v", c.Modern(), era.modern)
+			if c.Stateless() != era.stateless {
+				t.Fatalf("Stateless() = %v, want %v", c.Stateless(), era.stateless)
 			}
 			if era.version != "" && c.ProtocolVersion() != era.version {
 				t.Errorf("version %s, want %s", c.ProtocolVersion(), era.version)
@@ -200,7 +200,7 @@ func TestEras(t *testing.T) {
 			_, err = c.ReadResource(ctx, "test://nope")
 			var rpcErr *jsonrpc.Error
 			wantCode := int64(jsonrpc.CodeResourceNotFound)
-			if c.Modern() {
+			if c.Stateless() {
 				wantCode = jsonrpc.CodeInvalidParams
 			}
 			if !errors.As(err, &rpcErr) || rpcErr.Code != wantCode {
@@ -298,7 +298,7 @@ func TestLogsAndListChanged(t *testing.T) {
 		}
 		mu.Unlock()
 		var sub *client.Subscription
-		if c.Modern() {
+		if c.Stateless() {
 			var err error
 			sub, err = c.Listen(ctx, protocol.SubscriptionFilter{ToolsListChanged: true})
 			if err != nil {
@@ -365,7 +365,7 @@ func TestCancellation(t *testing.T) {
 	}
 }
 
-func TestModernMissingCapability(t *testing.T) {
+func TestStatelessMissingCapability(t *testing.T) {
 	leakcheck.Check(t)
 	c := connect(t, testServer(nil), &client.Options{ProtocolVersion: protocol.Version20260728})
 	_, err := c.Call(context.Background(), "interview", nil)

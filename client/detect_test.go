@@ -21,16 +21,16 @@ import (
 // give up.
 func TestDetectRestrictedServer(t *testing.T) {
 	cases := []struct {
-		name     string
-		versions []string
-		pin      string
-		want     string // "" = Connect fails
-		modern   bool
+		name      string
+		versions  []string
+		pin       string
+		want      string // "" = Connect fails
+		stateless bool
 	}{
 		{"legacy only", []string{protocol.Version20251125, protocol.Version20250618}, "", protocol.Version20251125, false},
 		{"old legacy only", []string{protocol.Version20250326}, "", protocol.Version20250326, false},
-		{"modern only", []string{protocol.Version20260728}, "", protocol.Version20260728, true},
-		{"legacy only, modern pinned", []string{protocol.Version20251125}, protocol.Version20260728, "", false},
+		{"stateless only", []string{protocol.Version20260728}, "", protocol.Version20260728, true},
+		{"legacy only, stateless pinned", []string{protocol.Version20251125}, protocol.Version20260728, "", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -47,8 +47,8 @@ func TestDetectRestrictedServer(t *testing.T) {
 				return
 			}
 			cl := connect(t, s, &client.Options{ProtocolVersion: c.pin})
-			if cl.ProtocolVersion() != c.want || cl.Modern() != c.modern {
-				t.Fatalf("speaks %s (modern %v), want %s (modern %v)", cl.ProtocolVersion(), cl.Modern(), c.want, c.modern)
+			if cl.ProtocolVersion() != c.want || cl.Stateless() != c.stateless {
+				t.Fatalf("speaks %s (stateless %v), want %s (stateless %v)", cl.ProtocolVersion(), cl.Stateless(), c.want, c.stateless)
 			}
 			res, err := cl.Call(context.Background(), "echo", map[string]string{"message": "hi"})
 			if err != nil || len(res.Content) != 1 || res.Content[0].Text != "hi" {
@@ -115,8 +115,8 @@ func TestDiscoverRetriesAdvertisedVersion(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer cl.Close()
-			if !cl.Modern() || cl.ProtocolVersion() != protocol.Version20260728 {
-				t.Fatalf("speaks %s (modern %v)", cl.ProtocolVersion(), cl.Modern())
+			if !cl.Stateless() || cl.ProtocolVersion() != protocol.Version20260728 {
+				t.Fatalf("speaks %s (stateless %v)", cl.ProtocolVersion(), cl.Stateless())
 			}
 			for i := 0; i < 2; i++ {
 				if v := <-attempts; v != protocol.Version20260728 {

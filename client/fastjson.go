@@ -154,15 +154,15 @@ func appendScalarMap(o *jsonfast.Out, m map[string]any) bool {
 	return true
 }
 
-// modernMeta is the constant part of a modern request's _meta, encoded
+// statelessMeta is the constant part of a stateless request's _meta, encoded
 // once per protocol version and log level.
-type modernMeta struct {
+type statelessMeta struct {
 	version string
 	level   protocol.LoggingLevel
 	members []byte
 }
 
-func (c *Client) modernMetaMembers() []byte {
+func (c *Client) statelessMetaMembers() []byte {
 	level := *c.logLevel.Load()
 	if mm := c.metaCache.Load(); mm != nil && mm.version == c.version && mm.level == level {
 		return mm.members
@@ -179,18 +179,18 @@ func (c *Client) modernMetaMembers() []byte {
 		b = append(b, `,"io.modelcontextprotocol/logLevel":`...)
 		b, _ = jsonfast.AppendQuote(b, string(level))
 	}
-	c.metaCache.Store(&modernMeta{version: c.version, level: level, members: b})
+	c.metaCache.Store(&statelessMeta{version: c.version, level: level, members: b})
 	return b
 }
 
-type metaCache = atomic.Pointer[modernMeta]
+type metaCache = atomic.Pointer[statelessMeta]
 
 // appendJSON appends the _meta object, as MarshalJSONTo writes it.
 func (m wireMeta) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
 	n := 0
-	if m.c.modern {
-		b = append(b, m.c.modernMetaMembers()...)
+	if m.c.stateless {
+		b = append(b, m.c.statelessMetaMembers()...)
 		n++
 	}
 	if m.token != 0 {
@@ -202,7 +202,7 @@ func (m wireMeta) appendJSON(b []byte) ([]byte, error) {
 		n++
 	}
 	for k, v := range m.user {
-		if m.c.modern && (k == protocol.MetaProtocolVersion || k == protocol.MetaClientInfo ||
+		if m.c.stateless && (k == protocol.MetaProtocolVersion || k == protocol.MetaClientInfo ||
 			k == protocol.MetaClientCapabilities || k == protocol.MetaLogLevel) || (m.token != 0 && k == protocol.MetaProgressToken) {
 			continue
 		}

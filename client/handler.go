@@ -10,7 +10,7 @@ import (
 )
 
 // handler serves what a server sends the client: legacy server-to-client
-// requests (answered with the same callbacks as modern input requests) and
+// requests (answered with the same callbacks as stateless input requests) and
 // notifications.
 type handler struct{ c *Client }
 

@@ -35,7 +35,7 @@ func (c *Client) decodeResult(raw []byte, out any) error {
 	return json.Unmarshal(raw, out)
 }
 
-// roundTrips sends a request that a modern server may answer with
+// roundTrips sends a request that a stateless server may answer with
 // input_required, answers the server's questions through the client's
 // callbacks, and retries until the result is complete.
 func roundTrips[T any](c *Client, ctx context.Context, method string, user protocol.Meta, mp protocol.MRTRParams,
@@ -79,7 +79,7 @@ func roundTrips[T any](c *Client, ctx context.Context, method string, user proto
 	}
 }
 
-// answerAll answers a modern server's input requests with the client's
+// answerAll answers a stateless server's input requests with the client's
 // callbacks.
 func (c *Client) answerAll(ctx context.Context, reqs map[string]protocol.InputRequest) (map[string]jsontext.Value, error) {
 	if len(reqs) == 0 {
@@ -163,9 +163,9 @@ type callToolWire struct {
 type header struct{ name, value string }
 
 // Mirror gives an HTTP transport what it mirrors into headers: the
-// modern MCP-Protocol-Version, Mcp-Name and Mcp-Param-* headers.
+// stateless MCP-Protocol-Version, Mcp-Name and Mcp-Param-* headers.
 func (w *callToolWire) Mirror(set func(name, value string)) {
-	if w.Meta.c == nil || !w.Meta.c.modern {
+	if w.Meta.c == nil || !w.Meta.c.stateless {
 		return
 	}
 	set("Mcp-Protocol-Version", w.Meta.c.version)
@@ -244,7 +244,7 @@ func isHeaderMismatch(err error) bool {
 // input schema asks for them (known from tools/list), encoding the
 // arguments once so that their values can be read.
 func (c *Client) mirroredArgs(name string, args any) (any, []header) {
-	if !c.mirrors || !c.modern {
+	if !c.mirrors || !c.stateless {
 		return args, nil
 	}
 	c.mu.Lock()
@@ -276,7 +276,7 @@ func (c *Client) mirroredArgs(name string, args any) (any, []header) {
 // ("the client MUST exclude the invalid tool from the result of
 // tools/list") and remembers the mirrored parameters of the others.
 func (c *Client) checkTools(tools []protocol.Tool) []protocol.Tool {
-	if !c.mirrors || !c.modern {
+	if !c.mirrors || !c.stateless {
 		return tools
 	}
 	out := tools[:0]
@@ -353,19 +353,19 @@ func (c *Client) Complete(ctx context.Context, p *protocol.CompleteParams) (*pro
 	return request[protocol.CompleteResult](c, ctx, protocol.MethodComplete, p.Meta, &q)
 }
 
-// Discover asks a modern server for its versions, capabilities and
+// Discover asks a stateless server for its versions, capabilities and
 // identity (server/discover).
 func (c *Client) Discover(ctx context.Context) (*protocol.DiscoverResult, error) {
-	if !c.modern {
+	if !c.stateless {
 		return nil, errors.New("server/discover: the server is legacy")
 	}
 	return request[protocol.DiscoverResult](c, ctx, protocol.MethodDiscover, nil, nil)
 }
 
 // Ping checks that the server answers: ping for a legacy server,
-// server/discover for a modern one (which has no ping).
+// server/discover for a stateless one (which has no ping).
 func (c *Client) Ping(ctx context.Context) error {
-	if c.modern {
+	if c.stateless {
 		_, err := c.Discover(ctx)
 		return err
 	}
@@ -374,11 +374,11 @@ func (c *Client) Ping(ctx context.Context) error {
 }
 
 // SetLogLevel asks for log messages at level and above: logging/setLevel
-// for a legacy server, the logLevel of every later request for a modern
+// for a legacy server, the logLevel of every later request for a stateless
 // one.
 func (c *Client) SetLogLevel(ctx context.Context, level protocol.LoggingLevel) error {
 	c.logLevel.Store(&level)
-	if c.modern {
+	if c.stateless {
 		return nil
 	}
 	_, err := request[protocol.EmptyResult](c, ctx, protocol.MethodSetLevel, nil, &protocol.SetLevelParams{Level: level})

@@ -12,7 +12,7 @@ import (
 	"github.com/ferrymcp/ferry/protocol"
 )
 
-// Subscription is a modern subscriptions/listen stream. Its notifications
+// Subscription is a stateless subscriptions/listen stream. Its notifications
 // go to the client's OnListChanged and OnResourceUpdated callbacks and to
 // the Subscription's own channel.
 type Subscription struct {
@@ -52,12 +52,12 @@ func (s *Subscription) Close() error {
 	return nil
 }
 
-// Listen opens a modern subscriptions/listen stream for the
+// Listen opens a stateless subscriptions/listen stream for the
 // notifications chosen by filter, and returns once the server acknowledged
 // it. Legacy servers have no such stream: use [Client.Subscribe] for
 // resource updates; list changes arrive on their own.
 func (c *Client) Listen(ctx context.Context, filter protocol.SubscriptionFilter) (*Subscription, error) {
-	if !c.modern {
+	if !c.stateless {
 		return nil, errors.New("subscriptions/listen: the server is legacy")
 	}
 	lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -147,10 +147,10 @@ func (c *Client) routeToSubscription(m *jsonrpc.Message) bool {
 
 // Subscribe asks a legacy server for updates of a resource
 // (resources/subscribe); they arrive at [Options.OnResourceUpdated]. For a
-// modern server it opens a listen stream for that resource instead, which
+// stateless server it opens a listen stream for that resource instead, which
 // the returned function closes.
 func (c *Client) Subscribe(ctx context.Context, uri string) (unsubscribe func() error, err error) {
-	if c.modern {
+	if c.stateless {
 		s, err := c.Listen(ctx, protocol.SubscriptionFilter{ResourceSubscriptions: []string{uri}})
 		if err != nil {
 			return nil, err

@@ -427,9 +427,12 @@ func (e *entry) timeout(key string) time.Duration {
 	return 0
 }
 
-// Keys lists the keys [Parse] understands in a server entry.
-var Keys = slices.Sorted(slices.Values([]string{
-	"type", "transport", "command", "args", "env", "environment", "cwd", "workingDirectory",
-	"url", "serverUrl", "httpUrl", "headers", "disabled", "enabled", "timeout",
-	"allowedTools", "includeTools", "enabledTools", "blockedTools", "excludeTools", "disabledTools",
-}))
+// Keys returns the keys [Parse] understands in a server entry, sorted, as
+// a fresh slice the caller may keep or change.
+func Keys() []string {
+	return slices.Sorted(slices.Values([]string{
+		"type", "transport", "command", "args", "env", "environment", "cwd", "workingDirectory",
+		"url", "serverUrl", "httpUrl", "headers", "disabled", "enabled", "timeout",
+		"allowedTools", "includeTools", "enabledTools", "blockedTools", "excludeTools", "disabledTools",
+	}))
+}

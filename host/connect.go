@@ -56,7 +56,7 @@ func (s *Server) connect() (*client.Client, *stdio.ClientStream, error) {
 		stream.Close()
 		return nil, nil, s.classify(ctx, err, cs)
 	}
-	if caps := c.ServerCapabilities(); s.h.opts.WatchTools && c.Modern() && caps.Tools != nil && caps.Tools.ListChanged {
+	if caps := c.ServerCapabilities(); s.h.opts.WatchTools && c.Stateless() && caps.Tools != nil && caps.Tools.ListChanged {
 		// Before the first listing, so that no change is missed.
 		if _, err := c.Listen(ctx, protocol.SubscriptionFilter{ToolsListChanged: true}); err != nil {
 			s.h.log.Warn("subscriptions/listen failed", "server", name, "error", err)

@@ -72,9 +72,9 @@ type Options struct {
 	// copied as it arrives (nil for nowhere); the end of it is kept
 	// anyway for errors.
 	Stderr func(server string) io.Writer
-	// WatchTools keeps tool lists current with modern servers too: it
+	// WatchTools keeps tool lists current with stateless servers too: it
 	// opens a subscriptions/listen stream for tool list changes with each
-	// modern server that announces them (legacy servers send them
+	// stateless server that announces them (legacy servers send them
 	// anyway). Long-running hosts want it; one-shot commands do not.
 	WatchTools bool
 	// Trace, when set, sees every JSON-RPC message exchanged with every

@@ -134,7 +134,7 @@ func TestStartAndAggregate(t *testing.T) {
 		if st.State != want {
 			t.Errorf("%s: state %v, want %v (%v)", s.Name(), st.State, want, st.Err)
 		}
-		if want == Ready && (!st.Modern || st.Version == "" || st.Info.Name != s.Name() || st.ConnectTime <= 0) {
+		if want == Ready && (!st.Stateless || st.Version == "" || st.Info.Name != s.Name() || st.ConnectTime <= 0) {
 			t.Errorf("%s: status %+v", s.Name(), st)
 		}
 	}
@@ -260,7 +260,7 @@ func TestListChangedRefreshesTools(t *testing.T) {
 			return &client.Options{ProtocolVersion: protocol.LatestLegacyVersion}
 		}})
 	})
-	t.Run("modern", func(t *testing.T) { testListChanged(t, &Options{WatchTools: true}) })
+	t.Run("stateless", func(t *testing.T) { testListChanged(t, &Options{WatchTools: true}) })
 }
 
 func testListChanged(t *testing.T, opts *Options) {

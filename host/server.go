@@ -52,12 +52,12 @@ type Status struct {
 	Name      string
 	Transport config.Transport
 	State     State
-	// Modern, Version and Info describe the connection (when ready or
+	// Stateless, Version and Info describe the connection (when ready or
 	// after it ended): the protocol era, the negotiated revision and the
 	// server's name and version.
-	Modern  bool
-	Version string
-	Info    protocol.Implementation
+	Stateless bool
+	Version   string
+	Info      protocol.Implementation
 	// ConnectTime is how long the last successful start took, from
 	// launch to the end of the handshake.
 	ConnectTime time.Duration
@@ -315,7 +315,7 @@ func (s *Server) ready(c *client.Client, cs *stdio.ClientStream, took time.Durat
 	s.c, s.cs = c, cs
 	s.tools = nil
 	s.toolsGen++
-	s.status.Modern = c.Modern()
+	s.status.Stateless = c.Stateless()
 	s.status.Version = c.ProtocolVersion()
 	s.status.Info = c.ServerInfo()
 	s.status.ConnectTime = took
@@ -325,8 +325,8 @@ func (s *Server) ready(c *client.Client, cs *stdio.ClientStream, took time.Durat
 	}
 	s.setState(Ready, nil)
 	era := "legacy"
-	if c.Modern() {
-		era = "modern"
+	if c.Stateless() {
+		era = "stateless"
 	}
 	s.h.log.Info("connected", "server", s.cfg.Name, "era", era, "version", c.ProtocolVersion(),
 		"server_info", c.ServerInfo().Name+" "+c.ServerInfo().Version, "took", took.Round(time.Microsecond))

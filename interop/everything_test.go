@@ -114,8 +114,8 @@ func TestServerEverything(t *testing.T) {
 			x := startEverything(ctx, t, entry, tc.version)
 			pid := x.stream.Pid()
 
-			if x.c.Modern() || x.c.ProtocolVersion() != protocol.Version20251125 {
-				t.Fatalf("era: modern=%v version=%q, want legacy 2025-11-25", x.c.Modern(), x.c.ProtocolVersion())
+			if x.c.Stateless() || x.c.ProtocolVersion() != protocol.Version20251125 {
+				t.Fatalf("era: stateless=%v version=%q, want legacy 2025-11-25", x.c.Stateless(), x.c.ProtocolVersion())
 			}
 			if got := x.c.ServerInfo().Name; got != "mcp-servers/everything" {
 				t.Errorf("server name %q", got)

@@ -9,14 +9,14 @@ package interop
 // ServerSession.handle, Server.discover, ServerSession.initialize):
 //
 //   - A request whose _meta carries io.modelcontextprotocol/protocolVersion
-//     >= 2026-07-28 (with clientCapabilities) is served in the modern era;
+//     >= 2026-07-28 (with clientCapabilities) is served in the stateless era;
 //     server/discover answers only such requests, listing every version
 //     the server supports (ServerOptions.SupportedProtocolVersions, default
-//     all five), so ferry's probe finds it modern.
+//     all five), so ferry's probe finds it stateless.
 //   - initialize negotiates a legacy version: the one asked for when
 //     supported, else the newest legacy one (never 2026-07-28).
 //   - Its handlers ask the client for input by returning InputRequests;
-//     for a modern client that is an input_required result, for a legacy
+//     for a stateless client that is an input_required result, for a legacy
 //     session its middleware sends elicitation/create, sampling/createMessage
 //     or roots/list itself and calls the handler again.
 //
@@ -61,7 +61,7 @@ var ferryClientEras = []struct {
 	want string
 }{
 	// ferry probes with server/discover; go-sdk v1.8.0 answers it, so
-	// ferry picks the modern era.
+	// ferry picks the stateless era.
 	{"detect", "", protocol.Version20260728},
 	{"2026-07-28", protocol.Version20260728, protocol.Version20260728},
 	{"2025-11-25", protocol.Version20251125, protocol.Version20251125},
@@ -155,9 +155,9 @@ func TestGoSDKServerFerryClientInProcess(t *testing.T) {
 // exerciseGoSDKServer runs every feature of the go-sdk server through
 // ferry's client c, which must speak want.
 func exerciseGoSDKServer(t *testing.T, ctx context.Context, c *client.Client, rec *ferryClientRec, want string) {
-	modern := protocol.IsModern(want)
-	if c.ProtocolVersion() != want || c.Modern() != modern {
-		t.Fatalf("ferry speaks %s (modern %v), want %s", c.ProtocolVersion(), c.Modern(), want)
+	stateless := protocol.IsStateless(want)
+	if c.ProtocolVersion() != want || c.Stateless() != stateless {
+		t.Fatalf("ferry speaks %s (stateless %v), want %s", c.ProtocolVersion(), c.Stateless(), want)
 	}
 	if info := c.ServerInfo(); info.Name != gosdkserver.Name || info.Version != "1.8.0-interop" {
 		t.Errorf("server info = %+v", info)
@@ -169,7 +169,7 @@ func exerciseGoSDKServer(t *testing.T, ctx context.Context, c *client.Client, re
 	if c.Instructions() != "go-sdk interop server" {
 		t.Errorf("instructions = %q", c.Instructions())
 	}
-	if modern && !slices.Equal(c.SupportedVersions(), mcp.SupportedProtocolVersions()) {
+	if stateless && !slices.Equal(c.SupportedVersions(), mcp.SupportedProtocolVersions()) {
 		t.Errorf("server/discover listed %v, want %v", c.SupportedVersions(), mcp.SupportedProtocolVersions())
 	}
 	if err := c.Ping(ctx); err != nil {
@@ -398,7 +398,7 @@ func exerciseGoSDKServer(t *testing.T, ctx context.Context, c *client.Client, re
 
 	t.Run("logging", func(t *testing.T) {
 		// Options.LogLevel is info: logging/setLevel after initialize
-		// (legacy), the logLevel of every request (modern).
+		// (legacy), the logLevel of every request (stateless).
 		rec.logs.reset()
 		for _, m := range []struct{ level, msg string }{{"debug", "below the level"}, {"warning", "from ferry"}} {
 			if res := call(t, "log", map[string]string{"level": m.level, "message": m.msg}); ferryText(t, res) != "logged" {
@@ -426,7 +426,7 @@ func exerciseGoSDKServer(t *testing.T, ctx context.Context, c *client.Client, re
 
 	t.Run("subscribe", func(t *testing.T) {
 		rec.updated.reset()
-		// Legacy: resources/subscribe. Modern: a subscriptions/listen
+		// Legacy: resources/subscribe. Stateless: a subscriptions/listen
 		// stream, which Subscribe returns once go-sdk acknowledged it.
 		unsubscribe, err := c.Subscribe(ctx, gosdkserver.InfoURI)
 		if err != nil {
@@ -447,7 +447,7 @@ func exerciseGoSDKServer(t *testing.T, ctx context.Context, c *client.Client, re
 		// can arrive after it.
 		rec.updated.reset()
 		call(t, "touch", nil)
-		if modern {
+		if stateless {
 			// The listen stream is ended by notifications/cancelled, which
 			// the server handles on its own schedule: ask again until the
 			// server no longer sends it.
@@ -488,11 +488,11 @@ func exerciseGoSDKServerChanges(t *testing.T, ctx context.Context, c *client.Cli
 	})
 
 	t.Run("list_changed", func(t *testing.T) {
-		// Legacy: the go-sdk notifies every session. Modern: only the
+		// Legacy: the go-sdk notifies every session. Stateless: only the
 		// subscriptions/listen streams that asked for it.
 		rec.changed.reset()
 		var sub *client.Subscription
-		if c.Modern() {
+		if c.Stateless() {
 			var err error
 			sub, err = c.Listen(ctx, protocol.SubscriptionFilter{ToolsListChanged: true})
 			if err != nil {

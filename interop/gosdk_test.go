@@ -15,11 +15,11 @@ package interop
 //   - ClientSessionOptions.ProtocolVersion picks the version to ask for;
 //     empty means the latest. A version >= 2026-07-28 makes the client send
 //     server/discover first (with the _meta triple), retrying once with a
-//     mutually supported modern version named in an
+//     mutually supported stateless version named in an
 //     UnsupportedProtocolVersionError; any other failure falls back to
 //     initialize asking for 2025-11-25. An older version skips the probe
 //     and sends initialize asking for exactly that version.
-//   - On a modern session every request carries the _meta triple
+//   - On a stateless session every request carries the _meta triple
 //     (injectRequestMeta); the per-request log level is not added by the
 //     SDK, so a caller that wants log messages sets
 //     io.modelcontextprotocol/logLevel in the request's Meta itself.
@@ -101,7 +101,7 @@ func newGoSDKClient(rec *goSDKClientRec) *mcp.Client {
 		ResourceUpdatedHandler: func(ctx context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
 			rec.updated.add(req.Params.URI)
 		},
-		// With these set, a modern go-sdk session opens a
+		// With these set, a stateless go-sdk session opens a
 		// subscriptions/listen stream for list changes when it connects.
 		ToolListChangedHandler: func(ctx context.Context, req *mcp.ToolListChangedRequest) {
 			rec.changed.add("tools")
@@ -177,7 +177,7 @@ func TestGoSDKClientFerryServerInProcess(t *testing.T) {
 // fx, when not nil, is the in-process server: the test changes its lists,
 // sends resource updates and sees its handlers' cancellation.
 func exerciseFerryServer(t *testing.T, ctx context.Context, cs *mcp.ClientSession, rec *goSDKClientRec, want string, fx *ferryFixture) {
-	modern := protocol.IsModern(want)
+	stateless := protocol.IsStateless(want)
 	structured := protocol.AtLeast(want, protocol.Version20250618)
 
 	ir := cs.InitializeResult()
@@ -191,15 +191,15 @@ func exerciseFerryServer(t *testing.T, ctx context.Context, cs *mcp.ClientSessio
 		t.Errorf("capabilities = %+v, want tools, resources and prompts", ir.Capabilities)
 	}
 	// ping is gone in 2026-07-28, but go-sdk v1.8.0 still sends it (without
-	// _meta) on a modern session; ferry answers it in every era.
+	// _meta) on a stateless session; ferry answers it in every era.
 	if err := cs.Ping(ctx, nil); err != nil {
 		t.Errorf("ping: %v", err)
 	}
 
-	// meta is the _meta of calls that want log messages: the modern era
+	// meta is the _meta of calls that want log messages: the stateless era
 	// asks per request (the go-sdk does not add it by itself).
 	meta := func(level string) mcp.Meta {
-		if !modern {
+		if !stateless {
 			return nil
 		}
 		return mcp.Meta{protocol.MetaLogLevel: level}
@@ -460,13 +460,13 @@ func exerciseFerryServer(t *testing.T, ctx context.Context, cs *mcp.ClientSessio
 
 	t.Run("logging", func(t *testing.T) {
 		rec.logs.reset()
-		if modern {
+		if stateless {
 			// logging/setLevel is gone in 2026-07-28 ("Remove ping,
 			// logging/setLevel ... Log level is now set per-request"), yet
 			// go-sdk v1.8.0 still sends it, without _meta; ferry rejects
 			// it as a request of neither era.
 			if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err == nil {
-				t.Error("logging/setLevel on a modern session succeeded")
+				t.Error("logging/setLevel on a stateless session succeeded")
 			}
 		} else if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
 			t.Fatal(err)
@@ -483,8 +483,8 @@ func exerciseFerryServer(t *testing.T, ctx context.Context, cs *mcp.ClientSessio
 		if len(logs) != 1 || logs[0].Level != "warning" || logs[0].Logger != "everything" || logs[0].Data != "from the go-sdk" {
 			t.Errorf("log messages = %s", gosdkJSON(t, logs))
 		}
-		if modern {
-			// A modern request without a log level gets no log messages.
+		if stateless {
+			// A stateless request without a log level gets no log messages.
 			rec.logs.reset()
 			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "log", Arguments: map[string]any{"level": "error", "message": "unasked"}}); err != nil {
 				t.Fatal(err)
@@ -505,7 +505,7 @@ func exerciseFerryServer(t *testing.T, ctx context.Context, cs *mcp.ClientSessio
 		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
 			t.Fatal(err)
 		}
-		if modern {
+		if stateless {
 			// go-sdk opens a subscriptions/listen stream for the URI and
 			// returns at once; wait for ferry's acknowledgement.
 			gosdkWaitFor(t, 5*time.Second, "notifications/subscriptions/acknowledged", func() bool {
@@ -559,7 +559,7 @@ func exerciseFerryServer(t *testing.T, ctx context.Context, cs *mcp.ClientSessio
 	if fx != nil {
 		srv := fx.srv
 		t.Run("list_changed", func(t *testing.T) {
-			if modern {
+			if stateless {
 				gosdkWaitFor(t, 5*time.Second, "the list-change subscription go-sdk opened at connect", func() bool {
 					return slices.ContainsFunc(rec.acks.all(), func(n mcp.NotificationSubscriptions) bool {
 						return n.ToolsListChanged && n.PromptsListChanged && n.ResourcesListChanged
@@ -570,7 +570,7 @@ func exerciseFerryServer(t *testing.T, ctx context.Context, cs *mcp.ClientSessio
 			server.AddTool(srv, &protocol.Tool{Name: "late", Description: "Added late"},
 				func(ctx context.Context, req *server.Request, in struct{}) (string, error) { return "late", nil })
 			gosdkWaitFor(t, 5*time.Second, "notifications/tools/list_changed", func() bool { return slices.Contains(rec.changed.all(), "tools") })
-			// The notification invalidates go-sdk's list cache (modern).
+			// The notification invalidates go-sdk's list cache (stateless).
 			res, err := cs.ListTools(ctx, nil)
 			if err != nil {
 				t.Fatal(err)

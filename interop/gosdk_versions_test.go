@@ -22,8 +22,8 @@ import (
 )
 
 var (
-	legacyOnly = []string{protocol.Version20251125, protocol.Version20250618}
-	modernOnly = []string{protocol.Version20260728}
+	legacyOnly    = []string{protocol.Version20251125, protocol.Version20250618}
+	statelessOnly = []string{protocol.Version20260728}
 )
 
 // TestGoSDKServerVersionsFerryClient connects ferry's client to go-sdk
@@ -51,9 +51,9 @@ func TestGoSDKServerVersionsFerryClient(t *testing.T) {
 		{"legacy-only/detect", legacyOnly, "", protocol.Version20251125},
 		{"legacy-only/2025-06-18", legacyOnly, protocol.Version20250618, protocol.Version20250618},
 		{"legacy-only/2026-07-28", legacyOnly, protocol.Version20260728, ""},
-		{"modern-only/detect", modernOnly, "", protocol.Version20260728},
-		{"modern-only/2025-11-25", modernOnly, protocol.Version20251125, protocol.Version20251125},
-		{"modern-only/2025-06-18", modernOnly, protocol.Version20250618, protocol.Version20251125},
+		{"stateless-only/detect", statelessOnly, "", protocol.Version20260728},
+		{"stateless-only/2025-11-25", statelessOnly, protocol.Version20251125, protocol.Version20251125},
+		{"stateless-only/2025-06-18", statelessOnly, protocol.Version20250618, protocol.Version20251125},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -78,8 +78,8 @@ func TestGoSDKServerVersionsFerryClient(t *testing.T) {
 				t.Fatalf("Connect: %v", err)
 			}
 			defer cl.Close()
-			if cl.ProtocolVersion() != c.want || cl.Modern() != protocol.IsModern(c.want) {
-				t.Fatalf("ferry speaks %s (modern %v), want %s", cl.ProtocolVersion(), cl.Modern(), c.want)
+			if cl.ProtocolVersion() != c.want || cl.Stateless() != protocol.IsStateless(c.want) {
+				t.Fatalf("ferry speaks %s (stateless %v), want %s", cl.ProtocolVersion(), cl.Stateless(), c.want)
 			}
 			res, err := cl.Call(ctx, "echo", map[string]string{"message": "restricted"})
 			if err != nil || ferryText(t, res) != "restricted" {
@@ -94,7 +94,7 @@ func TestGoSDKServerVersionsFerryClient(t *testing.T) {
 // serve with an UnsupportedProtocolVersionError listing its versions, on
 // which go-sdk falls back to initialize when they are all legacy
 // (Client.Connect retries discover only with a version >= 2026-07-28); a
-// modern-only ferry rejects initialize, naming its versions.
+// stateless-only ferry rejects initialize, naming its versions.
 func TestGoSDKClientVersionsFerryServer(t *testing.T) {
 	cases := []struct {
 		name     string
@@ -106,8 +106,8 @@ func TestGoSDKClientVersionsFerryServer(t *testing.T) {
 		{"legacy-only/2025-06-18", legacyOnly, protocol.Version20250618, protocol.Version20250618},
 		// Not served: ferry answers with the newest legacy version it has.
 		{"legacy-only/2025-03-26", legacyOnly, protocol.Version20250326, protocol.Version20251125},
-		{"modern-only/default", modernOnly, "", protocol.Version20260728},
-		{"modern-only/2025-11-25", modernOnly, protocol.Version20251125, ""},
+		{"stateless-only/default", statelessOnly, "", protocol.Version20260728},
+		{"stateless-only/2025-11-25", statelessOnly, protocol.Version20251125, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

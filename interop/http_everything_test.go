@@ -76,8 +76,8 @@ func TestHTTPServerEverything(t *testing.T) {
 			}
 			t.Cleanup(func() { x.c.Close() })
 
-			if x.c.Modern() || x.c.ProtocolVersion() != protocol.Version20251125 {
-				t.Fatalf("era: modern=%v version=%q, want legacy 2025-11-25", x.c.Modern(), x.c.ProtocolVersion())
+			if x.c.Stateless() || x.c.ProtocolVersion() != protocol.Version20251125 {
+				t.Fatalf("era: stateless=%v version=%q, want legacy 2025-11-25", x.c.Stateless(), x.c.ProtocolVersion())
 			}
 			if got := x.c.ServerInfo().Name; got != "mcp-servers/everything" {
 				t.Errorf("server name %q", got)
@@ -148,9 +148,9 @@ func TestHTTPServerEverything(t *testing.T) {
 }
 
 // checkHTTPProbe shows the detection over HTTP: the server/discover probe
-// went out as a modern request (MCP-Protocol-Version 2026-07-28, no
+// went out as a stateless request (MCP-Protocol-Version 2026-07-28, no
 // session) and was refused with 400 and a JSON-RPC error that is not a
-// modern one, so the client went on with initialize.
+// stateless one, so the client went on with initialize.
 func checkHTTPProbe(t *testing.T, x *everything, wire *wireLog) {
 	t.Helper()
 	all := wire.all()
@@ -208,8 +208,8 @@ func TestHTTPFallbackToSSEServerEverything(t *testing.T) {
 	if n := tlog.count(fellBackMsg); n != 1 {
 		t.Errorf("want one record of the fallback to HTTP+SSE, got %d: %v", n, tlog.all())
 	}
-	if x.c.Modern() || x.c.ProtocolVersion() != protocol.Version20251125 {
-		t.Fatalf("era: modern=%v version=%q, want legacy 2025-11-25", x.c.Modern(), x.c.ProtocolVersion())
+	if x.c.Stateless() || x.c.ProtocolVersion() != protocol.Version20251125 {
+		t.Fatalf("era: stateless=%v version=%q, want legacy 2025-11-25", x.c.Stateless(), x.c.ProtocolVersion())
 	}
 	if got := x.c.ServerInfo().Name; got != "mcp-servers/everything" {
 		t.Errorf("server name %q", got)

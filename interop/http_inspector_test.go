@@ -27,7 +27,7 @@ func TestInspectorCLIFerryHTTPServer(t *testing.T) {
 	launcher := nodePackageBin(t, "@modelcontextprotocol/inspector", "clients/launcher/build/index.js")
 	target := startExampleHTTP(t)
 	home := t.TempDir()
-	for _, era := range []string{"legacy", "modern"} {
+	for _, era := range []string{"legacy", "stateless"} {
 		t.Run(era, func(t *testing.T) {
 			for _, tc := range inspectorCases {
 				name := tc.method
@@ -47,11 +47,11 @@ func TestInspectorCLIFerryHTTPServer(t *testing.T) {
 					defer proxy.Close()
 					args := []string{launcher, "--cli", "--format", "json",
 						"--transport", "http", "--server-url", proxy.URL + "/mcp",
-						"--protocol-era", era, "--method", tc.method}
+						"--protocol-era", inspectorEra(era), "--method", tc.method}
 					args = append(args, tc.args...)
 					res := runInspector(t, home, args)
 					tc.check(t, res)
-					checkResultEra(t, era, tc.modernMeta, res)
+					checkResultEra(t, era, tc.statelessMeta, res)
 					checkInspectorWire(t, era, tc.method, wire)
 				})
 			}
@@ -61,7 +61,7 @@ func TestInspectorCLIFerryHTTPServer(t *testing.T) {
 
 // checkInspectorWire checks that a run spoke its era over HTTP: legacy,
 // a session opened by initialize and named by every later request;
-// modern, no initialize and no session, every POST carrying
+// stateless, no initialize and no session, every POST carrying
 // MCP-Protocol-Version 2026-07-28.
 func checkInspectorWire(t *testing.T, era, method string, wire *wireLog) {
 	t.Helper()
@@ -89,7 +89,7 @@ func checkInspectorWire(t *testing.T, era, method string, wire *wireLog) {
 			if e.RPC == protocol.MethodInitialize {
 				continue
 			}
-			if e.Session != sid || e.Version == "" || protocol.IsModern(e.Version) {
+			if e.Session != sid || e.Version == "" || protocol.IsStateless(e.Version) {
 				t.Errorf("legacy: request outside the session or without a legacy MCP-Protocol-Version: %s", e)
 			}
 		}
@@ -103,10 +103,10 @@ func checkInspectorWire(t *testing.T, era, method string, wire *wireLog) {
 		if dels := wire.find(func(e wireEntry) bool { return e.Method == http.MethodDelete }); len(dels) > 0 && (dels[0].Session != sid || dels[0].Status != http.StatusNoContent) {
 			t.Errorf("legacy: DELETE %s, want one of session %s answered 204", dels[0], sid)
 		}
-	case "modern":
+	case "stateless":
 		for _, e := range all {
 			if e.Method != http.MethodPost || e.Version != protocol.Version20260728 || e.Session != "" || e.RespSession != "" || e.RPC == protocol.MethodInitialize {
-				t.Errorf("modern: not a stateless 2026-07-28 request: %s", e)
+				t.Errorf("stateless: not a stateless 2026-07-28 request: %s", e)
 			}
 		}
 	}

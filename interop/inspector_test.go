@@ -29,9 +29,9 @@ type inspectorCase struct {
 	// check looks at the result object (the "result" member of the CLI's
 	// --format json output).
 	check func(t *testing.T, res json.RawMessage)
-	// modernMeta: in the modern era the result carries the server's
+	// statelessMeta: in the stateless era the result carries the server's
 	// identity in _meta (the CLI shows it for these methods).
-	modernMeta bool
+	statelessMeta bool
 }
 
 var exampleToolNames = []string{"add", "ask_name", "countdown", "echo", "fail", "log", "roots", "summarize", "weather"}
@@ -76,7 +76,7 @@ var inspectorCases = []inspectorCase{
 			t.Errorf("tools %v, want %v", names, exampleToolNames)
 		}
 	}},
-	{method: "tools/call", name: "echo", args: []string{"--tool-name", "echo", "--tool-arg", "message=hello, inspector"}, modernMeta: true,
+	{method: "tools/call", name: "echo", args: []string{"--tool-name", "echo", "--tool-arg", "message=hello, inspector"}, statelessMeta: true,
 		check: func(t *testing.T, res json.RawMessage) {
 			r := decodeToolResult(t, res)
 			if r.IsError || len(r.Content) != 1 || r.Content[0].Type != "text" || r.Content[0].Text != "hello, inspector" {
@@ -86,7 +86,7 @@ var inspectorCases = []inspectorCase{
 				t.Errorf("echo has no outputSchema but returned structuredContent %s", r.StructuredContent)
 			}
 		}},
-	{method: "tools/call", name: "add", args: []string{"--tool-name", "add", "--tool-arg", "a=2", "b=3.5"}, modernMeta: true,
+	{method: "tools/call", name: "add", args: []string{"--tool-name", "add", "--tool-arg", "a=2", "b=3.5"}, statelessMeta: true,
 		check: func(t *testing.T, res json.RawMessage) {
 			r := decodeToolResult(t, res)
 			assertJSONEqual(t, "add structuredContent", r.StructuredContent, `{"sum":5.5}`)
@@ -94,7 +94,7 @@ var inspectorCases = []inspectorCase{
 				t.Errorf("add content: %s", res)
 			}
 		}},
-	{method: "tools/call", name: "weather", args: []string{"--tool-name", "weather", "--tool-arg", "city=Paris", "unit=fahrenheit"}, modernMeta: true,
+	{method: "tools/call", name: "weather", args: []string{"--tool-name", "weather", "--tool-arg", "city=Paris", "unit=fahrenheit"}, statelessMeta: true,
 		check: func(t *testing.T, res json.RawMessage) {
 			r := decodeToolResult(t, res)
 			want := `{"city":"Paris","temperature":70.7,"unit":"fahrenheit","conditions":"sunny"}`
@@ -120,11 +120,11 @@ var inspectorCases = []inspectorCase{
 			t.Errorf("resources (uri: mimeType) %v, want %v", got, want)
 		}
 	}},
-	{method: "resources/read", name: "readme", args: []string{"--uri", "ferry://readme"}, modernMeta: true,
+	{method: "resources/read", name: "readme", args: []string{"--uri", "ferry://readme"}, statelessMeta: true,
 		check: func(t *testing.T, res json.RawMessage) {
 			assertContents(t, res, "ferry://readme", "text/markdown", "# ferry everything\n\nAn example server exercising every MCP feature.\n")
 		}},
-	{method: "resources/read", name: "template", args: []string{"--uri", "ferry://greeting/bob"}, modernMeta: true,
+	{method: "resources/read", name: "template", args: []string{"--uri", "ferry://greeting/bob"}, statelessMeta: true,
 		check: func(t *testing.T, res json.RawMessage) {
 			assertContents(t, res, "ferry://greeting/bob", "text/plain", "Hello, bob!")
 		}},
@@ -167,7 +167,7 @@ var inspectorCases = []inspectorCase{
 			t.Errorf("prompts %v, want %v", got, want)
 		}
 	}},
-	{method: "prompts/get", name: "review", args: []string{"--prompt-name", "review", "--prompt-args", "language=go"}, modernMeta: true,
+	{method: "prompts/get", name: "review", args: []string{"--prompt-name", "review", "--prompt-args", "language=go"}, statelessMeta: true,
 		check: func(t *testing.T, res json.RawMessage) {
 			var r struct {
 				Description string `json:"description"`
@@ -198,7 +198,7 @@ func TestInspectorCLIFerryServer(t *testing.T) {
 	// The CLI keeps a catalog and client config under the home directory:
 	// give it one of its own.
 	home := t.TempDir()
-	for _, era := range []string{"legacy", "modern"} {
+	for _, era := range []string{"legacy", "stateless"} {
 		t.Run(era, func(t *testing.T) {
 			for _, tc := range inspectorCases {
 				name := tc.method
@@ -207,14 +207,14 @@ func TestInspectorCLIFerryServer(t *testing.T) {
 				}
 				t.Run(name, func(t *testing.T) {
 					t.Parallel()
-					args := []string{launcher, "--cli", "--format", "json", "--protocol-era", era, "--method", tc.method}
+					args := []string{launcher, "--cli", "--format", "json", "--protocol-era", inspectorEra(era), "--method", tc.method}
 					args = append(args, tc.args...)
 					// "--" ends the variadic options (--tool-arg, --prompt-args)
 					// before the target command.
 					args = append(args, "--", exampleServer)
 					res := runInspector(t, home, args)
 					tc.check(t, res)
-					checkResultEra(t, era, tc.modernMeta, res)
+					checkResultEra(t, era, tc.statelessMeta, res)
 				})
 			}
 		})
@@ -245,10 +245,10 @@ func runInspector(t *testing.T, home string, args []string) json.RawMessage {
 
 // TestExampleServerEndsListenAtEOF: a stdio client that closes the
 // server's stdin while a subscriptions/listen stream is open (the
-// Inspector keeps one open in the modern era) must get the stream's
+// Inspector keeps one open in the stateless era) must get the stream's
 // completion result and see the server exit by itself. ferry used to leave
 // the stream open until its 5-second drain ran out, so the Inspector's
-// every modern run waited for it and ended the server with SIGTERM.
+// every stateless run waited for it and ended the server with SIGTERM.
 func TestExampleServerEndsListenAtEOF(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
@@ -363,9 +363,9 @@ func assertJSONEqual(t *testing.T, what string, got json.RawMessage, want string
 }
 
 // checkResultEra checks that a result the Inspector printed carries the
-// _meta of the era it was asked in: ferry's serverInfo in the modern era
-// (when the method's result has it), nothing modern in the legacy era.
-func checkResultEra(t *testing.T, era string, modernMeta bool, res []byte) {
+// _meta of the era it was asked in: ferry's serverInfo in the stateless era
+// (when the method's result has it), nothing stateless in the legacy era.
+func checkResultEra(t *testing.T, era string, statelessMeta bool, res []byte) {
 	t.Helper()
 	var r struct {
 		Meta map[string]struct{ Name string } `json:"_meta"`
@@ -373,9 +373,19 @@ func checkResultEra(t *testing.T, era string, modernMeta bool, res []byte) {
 	decodeInto(t, res, &r)
 	info, ok := r.Meta["io.modelcontextprotocol/serverInfo"]
 	switch {
-	case era == "modern" && modernMeta && (!ok || info.Name != "ferry-everything"):
-		t.Errorf("modern era: the result has no _meta serverInfo of ferry-everything (not spoken in 2026-07-28?): %s", res)
+	case era == "stateless" && statelessMeta && (!ok || info.Name != "ferry-everything"):
+		t.Errorf("stateless era: the result has no _meta serverInfo of ferry-everything (not spoken in 2026-07-28?): %s", res)
 	case era == "legacy" && ok:
-		t.Errorf("legacy era: the result carries modern _meta: %s", res)
+		t.Errorf("legacy era: the result carries stateless _meta: %s", res)
 	}
+}
+
+// inspectorEra is the Inspector CLI's --protocol-era value for an era:
+// the CLI calls the stateless revisions "modern", as the specification's
+// terminology does.
+func inspectorEra(era string) string {
+	if era == "stateless" {
+		return "modern"
+	}
+	return era
 }

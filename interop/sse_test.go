@@ -310,8 +310,8 @@ func TestSSEFerryClientServerEverything(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer c.Close()
-			if c.ProtocolVersion() != tc.want || c.Modern() {
-				t.Errorf("protocol %s (modern %v), want %s", c.ProtocolVersion(), c.Modern(), tc.want)
+			if c.ProtocolVersion() != tc.want || c.Stateless() {
+				t.Errorf("protocol %s (stateless %v), want %s", c.ProtocolVersion(), c.Stateless(), tc.want)
 			}
 			if got := c.ServerInfo().Name; got != "mcp-servers/everything" {
 				t.Errorf("server name %q", got)

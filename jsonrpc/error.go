@@ -16,7 +16,7 @@ const (
 	CodeInternalError  = -32603
 
 	// CodeResourceNotFound is the legacy (2025-11-25 and earlier) code for an
-	// unknown resource. Modern revisions use CodeInvalidParams instead.
+	// unknown resource. Stateless revisions use CodeInvalidParams instead.
 	CodeResourceNotFound = -32002
 	// CodeURLElicitationRequired is the 2025-11-25 code for a request that
 	// needs an out-of-band (URL mode) elicitation first.

@@ -46,7 +46,7 @@ type Meta struct {
 	// ProgressToken is the raw progressToken value, or nil.
 	ProgressToken jsontext.Value
 	// ProtocolVersion is io.modelcontextprotocol/protocolVersion, the mark
-	// of a modern (2026-07-28 and later) request.
+	// of a stateless (2026-07-28 and later) request.
 	ProtocolVersion string
 	// Name and Arguments are the raw params.name and params.arguments (a
 	// tool call's), and Extra reports a params member other than those

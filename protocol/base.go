@@ -55,13 +55,13 @@ type Annotations struct {
 	LastModified string `json:"lastModified,omitempty"`
 }
 
-// ResultType values of modern results.
+// ResultType values of stateless results.
 const (
 	ResultComplete      = "complete"
 	ResultInputRequired = "input_required"
 )
 
-// Cache scopes of modern cacheable results.
+// Cache scopes of stateless cacheable results.
 const (
 	CachePublic  = "public"
 	CachePrivate = "private"
@@ -75,7 +75,7 @@ type ResultFields struct {
 	ResultType string `json:"resultType,omitempty"`
 }
 
-// CacheFields are the caching hints of modern cacheable results
+// CacheFields are the caching hints of stateless cacheable results
 // (2026-07-28). TTLMs is a pointer because a zero TTL must still be sent.
 type CacheFields struct {
 	TTLMs      *int64 `json:"ttlMs,omitzero"`
@@ -94,7 +94,7 @@ type EmptyResult struct {
 }
 
 // ClientCapabilities are what a client supports. Legacy clients declare
-// them once in initialize; modern clients on every request.
+// them once in initialize; stateless clients on every request.
 type ClientCapabilities struct {
 	Experimental map[string]any `json:"experimental,omitempty"`
 	// Extensions declares optional extensions by name (2026-07-28).

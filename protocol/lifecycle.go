@@ -45,7 +45,7 @@ type DiscoverResult struct {
 	Instructions      string             `json:"instructions,omitempty"`
 }
 
-// RequestMeta is the typed view of a modern request's _meta: the
+// RequestMeta is the typed view of a stateless request's _meta: the
 // per-request protocol fields of 2026-07-28.
 type RequestMeta struct {
 	ProtocolVersion    string              `json:"io.modelcontextprotocol/protocolVersion,omitempty"`
@@ -55,13 +55,13 @@ type RequestMeta struct {
 	ProgressToken      ProgressToken       `json:"progressToken,omitzero"`
 }
 
-// ResultMeta is the typed view of a modern result's _meta (2026-07-28):
+// ResultMeta is the typed view of a stateless result's _meta (2026-07-28):
 // the schema's ResultMetaObject and SubscriptionsListenResultMetaObject.
 // Decode a result's _meta into it, or marshal it and set the members into
 // [Meta] under the same keys.
 type ResultMeta struct {
 	// ServerInfo identifies the server; servers should send it on every
-	// result, since modern peers have no initialize to learn it from.
+	// result, since stateless peers have no initialize to learn it from.
 	ServerInfo *Implementation `json:"io.modelcontextprotocol/serverInfo,omitzero"`
 	// SubscriptionID, only in a [SubscriptionsListenResult], is the
 	// JSON-RPC id of the subscriptions/listen request whose stream the
@@ -69,7 +69,7 @@ type ResultMeta struct {
 	SubscriptionID jsonrpc.ID `json:"io.modelcontextprotocol/subscriptionId,omitzero"`
 }
 
-// NotificationMeta is the typed view of a modern notification's _meta
+// NotificationMeta is the typed view of a stateless notification's _meta
 // (2026-07-28): the schema's NotificationMetaObject.
 type NotificationMeta struct {
 	// SubscriptionID is the JSON-RPC id of the subscriptions/listen

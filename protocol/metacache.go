@@ -9,7 +9,7 @@ import (
 )
 
 // A MetaCache decodes result _meta objects, remembering the last one.
-// A modern server identifies itself in every result's _meta ("servers
+// A stateless server identifies itself in every result's _meta ("servers
 // SHOULD identify themselves in each result's _meta"), so a client sees
 // the same bytes on result after result: those are decoded once, and each
 // later result gets its own copy of the maps and slices (the scalars in

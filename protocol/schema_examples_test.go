@@ -361,7 +361,7 @@ func (x *exampleChecker) classify(e specExample, v map[string]any) (def string, 
 			x.lastMethod[e.File], x.lastParams[e.File] = method, params
 		}
 		form = e.Example
-		if IsModern(s.rev) && params != nil && s.required(s.propsOf(s.def(def))["params"]) != nil {
+		if IsStateless(s.rev) && params != nil && s.required(s.propsOf(s.def(def))["params"]) != nil {
 			// The 2026-07-28 pages leave out the per-request _meta "for
 			// brevity", as they say: put the required members back.
 			form = withRequestMeta(x.t, s, v)
@@ -449,7 +449,7 @@ func (x *exampleChecker) classify(e specExample, v map[string]any) (def string, 
 			}
 		}
 	}
-	if IsModern(s.rev) && len(v) > 0 {
+	if IsStateless(s.rev) && len(v) > 0 {
 		requests, responses := true, true
 		for _, val := range v {
 			m := asMap(val)

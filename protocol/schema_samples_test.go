@@ -50,7 +50,7 @@ type sampleBuilder struct {
 }
 
 func (b *sampleBuilder) at(min string) bool { return b.rev >= min }
-func (b *sampleBuilder) modern() bool       { return IsModern(b.rev) }
+func (b *sampleBuilder) stateless() bool    { return IsStateless(b.rev) }
 func (b *sampleBuilder) only(rev string) bool {
 	return b.rev == rev
 }
@@ -67,7 +67,7 @@ func (b *sampleBuilder) req(name, def, method string, params any, f bool) {
 // 2026-07-28, an input request of an InputRequiredResult since.
 func (b *sampleBuilder) serverReq(name, def, method string, params any, f bool) {
 	k := sRequest
-	if b.modern() {
+	if b.stateless() {
 		k = sInputRequest
 	}
 	b.list = append(b.list, sample{name: name, def: def, kind: k, method: method, value: params, full: f})
@@ -86,7 +86,7 @@ func (b *sampleBuilder) result(name, def string, v any, f bool) {
 // request's inputResponses, no envelope) since.
 func (b *sampleBuilder) clientResult(name, def string, v any, f bool) {
 	k := sResult
-	if b.modern() {
+	if b.stateless() {
 		k = sObject
 	}
 	b.list = append(b.list, sample{name: name, def: def, kind: k, value: v, full: f})
@@ -150,7 +150,7 @@ func (b *sampleBuilder) objMeta() Meta {
 func (b *sampleBuilder) clientCaps() ClientCapabilities {
 	c := ClientCapabilities{
 		Experimental: map[string]any{"com.example/feature": map[string]any{"level": 2}},
-		Roots:        &RootsCapability{ListChanged: !b.modern()},
+		Roots:        &RootsCapability{ListChanged: !b.stateless()},
 		Sampling:     &SamplingCapability{},
 	}
 	if b.at(Version20250618) {
@@ -164,7 +164,7 @@ func (b *sampleBuilder) clientCaps() ClientCapabilities {
 		c.Tasks = &ClientTasksCapability{List: map[string]any{}, Cancel: map[string]any{},
 			Requests: map[string]any{"sampling": map[string]any{"createMessage": map[string]any{}}, "elicitation": map[string]any{"create": map[string]any{}}}}
 	}
-	if b.modern() {
+	if b.stateless() {
 		c.Extensions = map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}}
 	}
 	return c
@@ -185,16 +185,16 @@ func (b *sampleBuilder) serverCaps() ServerCapabilities {
 		c.Tasks = &ServerTasksCapability{List: map[string]any{}, Cancel: map[string]any{},
 			Requests: map[string]any{"tools": map[string]any{"call": map[string]any{}}}}
 	}
-	if b.modern() {
+	if b.stateless() {
 		c.Extensions = map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}}
 	}
 	return c
 }
 
 // reqMeta is the _meta of a request: the per-request protocol fields in
-// the modern era, nothing before.
+// the stateless era, nothing before.
 func (b *sampleBuilder) reqMeta() Meta {
-	if !b.modern() {
+	if !b.stateless() {
 		return nil
 	}
 	return Meta{
@@ -205,9 +205,9 @@ func (b *sampleBuilder) reqMeta() Meta {
 }
 
 // reqMetaFull adds the optional members: a progress token, and the log
-// level in the modern era.
+// level in the stateless era.
 func (b *sampleBuilder) reqMetaFull() Meta {
-	if !b.modern() {
+	if !b.stateless() {
 		return Meta{MetaProgressToken: "progress-1"}
 	}
 	m := b.reqMeta()
@@ -218,17 +218,17 @@ func (b *sampleBuilder) reqMetaFull() Meta {
 }
 
 // res is the common part of a result: resultType and serverInfo in the
-// modern era, some _meta before.
+// stateless era, some _meta before.
 func (b *sampleBuilder) res() ResultFields {
-	if b.modern() {
+	if b.stateless() {
 		return ResultFields{ResultType: ResultComplete, Meta: Meta{MetaServerInfo: b.impl()}}
 	}
 	return ResultFields{Meta: Meta{"com.example/request": "r-1"}}
 }
 
-// cache is the caching hints of a cacheable result (modern only).
+// cache is the caching hints of a cacheable result (stateless only).
 func (b *sampleBuilder) cache() CacheFields {
-	if b.modern() {
+	if b.stateless() {
 		return CacheFields{TTLMs: ptr[int64](60000), CacheScope: CachePublic}
 	}
 	return CacheFields{}
@@ -236,7 +236,7 @@ func (b *sampleBuilder) cache() CacheFields {
 
 // noteMeta is the _meta of a notification sent on a subscription stream.
 func (b *sampleBuilder) noteMeta() Meta {
-	if b.modern() {
+	if b.stateless() {
 		return Meta{MetaSubscriptionID: 1}
 	}
 	return nil
@@ -404,7 +404,7 @@ func (b *sampleBuilder) elicitResult() ElicitResult {
 	if b.at(Version20251125) {
 		r.Content["tags"] = []string{"a", "b"}
 	}
-	if !b.modern() {
+	if !b.stateless() {
 		r.Meta = Meta{"com.example/form": "f-1"}
 	}
 	return r
@@ -445,7 +445,7 @@ func (b *sampleBuilder) createMessageResult() CreateMessageResult {
 
 func (b *sampleBuilder) roots() ListRootsResult {
 	r := ListRootsResult{Roots: []Root{{URI: "file:///home/user/project", Name: "Project", Meta: b.objMeta()}}}
-	if !b.modern() {
+	if !b.stateless() {
 		r.Meta = Meta{"com.example/roots": 1}
 	}
 	return r
@@ -455,8 +455,8 @@ func (b *sampleBuilder) roots() ListRootsResult {
 func samplesFor(rev string) []sample {
 	b := &sampleBuilder{rev: rev}
 
-	// Lifecycle: initialize (legacy) or server/discover (modern).
-	if !b.modern() {
+	// Lifecycle: initialize (legacy) or server/discover (stateless).
+	if !b.stateless() {
 		b.req("initialize", "InitializeRequest", MethodInitialize, &InitializeParams{
 			Meta: b.reqMetaFull(), ProtocolVersion: rev, Capabilities: b.clientCaps(), ClientInfo: b.impl()}, partial)
 		b.req("initialize, empty capabilities", "InitializeRequest", MethodInitialize, &InitializeParams{
@@ -526,7 +526,7 @@ func samplesFor(rev string) []sample {
 		b.obj("tool execution", "ToolExecution", b.tool().Execution, full)
 	}
 	b.req("tools/list", "ListToolsRequest", MethodToolsList, &PaginatedParams{Meta: b.reqMetaFull(), Cursor: "page-2"}, full)
-	if !b.modern() {
+	if !b.stateless() {
 		b.req("tools/list, no params", "ListToolsRequest", MethodToolsList, nil, partial)
 	}
 	b.result("tools/list result", "ListToolsResult", &ListToolsResult{ResultFields: b.res(), CacheFields: b.cache(),
@@ -536,7 +536,7 @@ func samplesFor(rev string) []sample {
 	if b.only(Version20251125) {
 		call.Task = &TaskMetadata{TTL: ptr[int64](60000)}
 	}
-	if b.modern() {
+	if b.stateless() {
 		call.InputResponses = map[string]jsontext.Value{
 			"login":  mustRaw(b.elicitResult()),
 			"sample": mustRaw(b.createMessageResult()),
@@ -556,7 +556,7 @@ func samplesFor(rev string) []sample {
 		b.result("tools/call result, empty structured object", "CallToolResult", &CallToolResult{ResultFields: b.res(),
 			Content: []Content{TextContent("{}")}, StructuredContent: jsontext.Value(`{}`)}, partial)
 	}
-	if b.modern() {
+	if b.stateless() {
 		// Since 2026-07-28 structured output may be any JSON value.
 		for i, v := range []string{`[1,2]`, `[]`, `""`, `0`, `false`, `null`} {
 			b.result(fmt.Sprintf("tools/call result, structured %d", i), "CallToolResult", &CallToolResult{ResultFields: b.res(),
@@ -564,7 +564,7 @@ func samplesFor(rev string) []sample {
 		}
 	}
 	b.note("tools list changed", "ToolListChangedNotification", NotificationToolsListChanged, &ToolListChangedParams{Meta: b.noteMeta()}, partial)
-	if !b.modern() {
+	if !b.stateless() {
 		b.note("tools list changed, no params", "ToolListChangedNotification", NotificationToolsListChanged, nil, partial)
 	}
 
@@ -578,14 +578,14 @@ func samplesFor(rev string) []sample {
 	b.result("resources/templates/list result", "ListResourceTemplatesResult", &ListResourceTemplatesResult{ResultFields: b.res(), CacheFields: b.cache(),
 		ResourceTemplates: []ResourceTemplate{b.template()}, NextCursor: "c2"}, full)
 	read := &ReadResourceParams{Meta: b.reqMetaFull(), URI: "file:///project/README.md"}
-	if b.modern() {
+	if b.stateless() {
 		read.InputResponses = map[string]jsontext.Value{"roots": mustRaw(b.roots())}
 		read.RequestState = "state-1"
 	}
 	b.req("resources/read", "ReadResourceRequest", MethodResourcesRead, read, full)
 	b.result("resources/read result", "ReadResourceResult", &ReadResourceResult{ResultFields: b.res(), CacheFields: b.cache(),
 		Contents: []ResourceContents{b.textContents(), b.blobContents(), {URI: "file:///empty"}}}, full)
-	if !b.modern() {
+	if !b.stateless() {
 		b.req("resources/subscribe", "SubscribeRequest", MethodResourcesSubscribe, &SubscribeParams{Meta: b.reqMetaFull(), URI: "file:///project/README.md"}, partial)
 		b.req("resources/unsubscribe", "UnsubscribeRequest", MethodResourcesUnsubscribe, &SubscribeParams{URI: "file:///project/README.md"}, partial)
 	}
@@ -608,7 +608,7 @@ func samplesFor(rev string) []sample {
 	b.result("prompts/list result", "ListPromptsResult", &ListPromptsResult{ResultFields: b.res(), CacheFields: b.cache(),
 		Prompts: []Prompt{prompt, {Name: "minimal"}}, NextCursor: "c2"}, full)
 	get := &GetPromptParams{Meta: b.reqMetaFull(), Name: "code_review", Arguments: map[string]string{"code": "x := 1"}}
-	if b.modern() {
+	if b.stateless() {
 		get.InputResponses = map[string]jsontext.Value{"login": mustRaw(ElicitResult{Action: ElicitDecline})}
 		get.RequestState = "state-2"
 	}
@@ -645,7 +645,7 @@ func samplesFor(rev string) []sample {
 	b.result("completion/complete result, none", "CompleteResult", &CompleteResult{ResultFields: ResultFields{ResultType: b.resultType()}}, partial)
 
 	// Logging, progress, cancellation.
-	if !b.modern() {
+	if !b.stateless() {
 		b.req("logging/setLevel", "SetLevelRequest", MethodSetLevel, &SetLevelParams{Meta: b.reqMetaFull(), Level: LevelWarning}, partial)
 	}
 	logMsg := &LoggingMessageParams{Level: LevelError, Logger: "db", Data: map[string]any{"error": "connection failed", "retry": 3}}
@@ -713,13 +713,13 @@ func samplesFor(rev string) []sample {
 	// Roots (client side).
 	b.obj("root", "Root", &b.roots().Roots[0], full)
 	rootsParams := &ListRootsParams{}
-	if !b.modern() {
+	if !b.stateless() {
 		rootsParams.Meta = Meta{MetaProgressToken: "roots-1"}
 	}
 	b.serverReq("roots/list", "ListRootsRequest", MethodListRoots, rootsParams, partial)
 	b.serverReq("roots/list, no params", "ListRootsRequest", MethodListRoots, nil, partial)
 	b.clientResult("roots/list result", "ListRootsResult", ptr(b.roots()), full)
-	if !b.modern() {
+	if !b.stateless() {
 		b.note("roots list changed", "RootsListChangedNotification", NotificationRootsListChanged, &RootsListChangedParams{}, partial)
 	}
 
@@ -743,7 +743,7 @@ func samplesFor(rev string) []sample {
 	}
 
 	// Subscriptions and multi round-trip requests (2026-07-28).
-	if b.modern() {
+	if b.stateless() {
 		filter := SubscriptionFilter{ToolsListChanged: true, PromptsListChanged: true, ResourcesListChanged: true, ResourceSubscriptions: []string{"file:///project/README.md"}}
 		b.obj("subscription filter", "SubscriptionFilter", &filter, full)
 		b.req("subscriptions/listen", "SubscriptionsListenRequest", MethodSubscriptionsListen, &SubscriptionsListenParams{Meta: b.reqMetaFull(), Notifications: filter}, full)
@@ -797,7 +797,7 @@ func samplesFor(rev string) []sample {
 
 // resultType is what a minimal result of the revision sets.
 func (b *sampleBuilder) resultType() string {
-	if b.modern() {
+	if b.stateless() {
 		return ResultComplete
 	}
 	return ""

@@ -170,7 +170,7 @@ var counterparts = map[string]counterpart{
 	"TextResourceContents":        direct(tt[ResourceContents]()),
 	"BlobResourceContents":        direct(tt[ResourceContents]()),
 
-	// Lifecycle (legacy) and discovery (modern).
+	// Lifecycle (legacy) and discovery (stateless).
 	"ClientCapabilities":      direct(tt[ClientCapabilities]()),
 	"ServerCapabilities":      direct(tt[ServerCapabilities]()),
 	"InitializeRequest":       request(MethodInitialize, tt[InitializeParams]()),

@@ -30,7 +30,7 @@ import (
 //     (schema_samples_test.go), marshalled with json v2 and framed by
 //     package jsonrpc, validate against their revision's definitions, both
 //     as published and closed (see [closeSchema]: no member the revision
-//     does not declare, so legacy samples carry no modern-only field), and
+//     does not declare, so legacy samples carry no stateless-only field), and
 //     decode back to the same JSON and an equal Go value.
 //   - TestSpecExamples (schema_examples_test.go): the JSON examples of the
 //     specification pages agree with the schema (except [knownSpecIssues])
@@ -560,7 +560,7 @@ func checkSample(t *testing.T, s *specSchema, n int, smp sample) (validations in
 			if m.Method != smp.method {
 				fail("decoded method %q", m.Method)
 			}
-			if IsModern(s.rev) && smp.kind == sRequest && m.Meta.ProtocolVersion != s.rev {
+			if IsStateless(s.rev) && smp.kind == sRequest && m.Meta.ProtocolVersion != s.rev {
 				fail("jsonrpc.Decode sniffed protocol version %q", m.Meta.ProtocolVersion)
 			}
 		case sResult:

@@ -3,8 +3,8 @@
 // marshal to exactly the JSON the specification's schema describes.
 //
 // One Go type serves every revision: fields added by later revisions are
-// optional and omitted when empty, so a value built for the modern era
-// (2026-07-28) is also a valid legacy message once the modern-only fields
+// optional and omitted when empty, so a value built for the stateless era
+// (2026-07-28) is also a valid legacy message once the stateless-only fields
 // are left unset. The server and client packages take care of that.
 package protocol
 
@@ -25,22 +25,37 @@ const (
 	LatestLegacyVersion = Version20251125
 )
 
-// SupportedVersions lists every revision ferry speaks, newest first.
-var SupportedVersions = []string{Version20260728, Version20251125, Version20250618, Version20250326, Version20241105}
+// The revision lists, newest first. They are unexported so that no
+// importer can change what ferry speaks; the functions below hand out
+// copies.
+var (
+	supportedVersions = []string{Version20260728, Version20251125, Version20250618, Version20250326, Version20241105}
+	legacyVersions    = []string{Version20251125, Version20250618, Version20250326, Version20241105}
+	statelessVersions = []string{Version20260728}
+)
 
-// LegacyVersions lists the revisions that use the initialize handshake,
-// newest first.
-var LegacyVersions = []string{Version20251125, Version20250618, Version20250326, Version20241105}
+// SupportedVersions returns every revision ferry speaks, newest first.
+// The slice is a fresh copy the caller may keep or change.
+func SupportedVersions() []string { return slices.Clone(supportedVersions) }
 
-// ModernVersions lists the stateless revisions, newest first.
-var ModernVersions = []string{Version20260728}
+// LegacyVersions returns the revisions ferry speaks that use the
+// initialize handshake and sessions, newest first, as a fresh copy.
+func LegacyVersions() []string { return slices.Clone(legacyVersions) }
 
-// IsModern reports whether v is a stateless (per-request _meta) revision:
+// StatelessVersions returns the stateless revisions ferry speaks (per-request
+// _meta, no initialize), newest first, as a fresh copy.
+func StatelessVersions() []string { return slices.Clone(statelessVersions) }
+
+// IsStateless reports whether v is a stateless (per-request _meta) revision:
 // 2026-07-28 or later.
-func IsModern(v string) bool { return v >= Version20260728 }
+func IsStateless(v string) bool { return v >= Version20260728 }
+
+// IsLegacy reports whether v is one of the legacy revisions ferry speaks,
+// those with the initialize handshake and sessions.
+func IsLegacy(v string) bool { return slices.Contains(legacyVersions, v) }
 
 // IsSupported reports whether ferry speaks revision v.
-func IsSupported(v string) bool { return slices.Contains(SupportedVersions, v) }
+func IsSupported(v string) bool { return slices.Contains(supportedVersions, v) }
 
 // AtLeast reports whether revision v is min or newer. Revisions are dates,
 // so they compare as strings.

@@ -48,7 +48,7 @@ func (r *Request) Ask(ctx context.Context, key, method string, params any) (json
 // lets the handler name each one.
 //
 // Over a legacy session each question is sent as a server-to-client
-// request, one after the other in the order given. For a modern request
+// request, one after the other in the order given. For a stateless request
 // the questions the client has not answered yet go out together in one
 // input_required result: AskAll then returns [ErrInputRequired], which
 // the handler must return, and the handler runs again when the client
@@ -57,7 +57,7 @@ func (r *Request) Ask(ctx context.Context, key, method string, params any) (json
 // requestState, so a handler may ask in several rounds.
 //
 // A question whose capability the client did not declare fails the
-// request: with a MissingRequiredClientCapabilityError (modern) or
+// request: with a MissingRequiredClientCapabilityError (stateless) or
 // [ErrClientUnsupported] (legacy). Check [Request.ClientCapabilities]
 // first to ask only what the client can answer. An answer that is not a
 // result of the question's method is an invalid-params error.
@@ -73,7 +73,7 @@ func (r *Request) AskAll(ctx context.Context, qs ...Question) (map[string]jsonte
 			return nil, err
 		}
 		if !ok {
-			if r.modern {
+			if r.stateless {
 				// "Servers MUST NOT send an inputRequests that the client
 				// has not declared support for in its capabilities."
 				return nil, missingCapability(need)
@@ -82,7 +82,7 @@ func (r *Request) AskAll(ctx context.Context, qs ...Question) (map[string]jsonte
 		}
 	}
 	answers := make(map[string]jsontext.Value, len(qs))
-	if !r.modern {
+	if !r.stateless {
 		for _, q := range qs {
 			params := questionParams(q.Params)
 			if ep, ok := q.Params.(*protocol.ElicitParams); ok {
@@ -149,7 +149,7 @@ func (r *Request) canAsk(method string, params any) (bool, protocol.ClientCapabi
 			need.Elicitation.URL = map[string]any{}
 			ok = caps.Elicitation.SupportsURL()
 		}
-		if !r.modern && !protocol.AtLeast(r.ProtocolVersion, protocol.Version20250618) {
+		if !r.stateless && !protocol.AtLeast(r.ProtocolVersion, protocol.Version20250618) {
 			ok = false
 		}
 		return ok, need, nil

@@ -84,9 +84,9 @@ func TestAskBothEras(t *testing.T) {
 	}
 }
 
-// modernCall serves one stateless tools/call with the given extra params
+// statelessCall serves one stateless tools/call with the given extra params
 // and capabilities, and returns the result or error as JSON.
-func modernCall(t *testing.T, s *server.Server, tool, caps, extra string) (map[string]any, *jsonrpc.Error) {
+func statelessCall(t *testing.T, s *server.Server, tool, caps, extra string) (map[string]any, *jsonrpc.Error) {
 	t.Helper()
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":%q,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":%s}%s}}`,
 		tool, caps, extra)
@@ -132,9 +132,9 @@ func (nopPeer) Call(context.Context, string, any) (*jsonrpc.Message, error) {
 
 const allCaps = `{"elicitation":{},"sampling":{},"roots":{}}`
 
-func TestAskModernWire(t *testing.T) {
+func TestAskStatelessWire(t *testing.T) {
 	s := askServer()
-	res, je := modernCall(t, s, "three", allCaps, "")
+	res, je := statelessCall(t, s, "three", allCaps, "")
 	if je != nil {
 		t.Fatal(je)
 	}
@@ -151,7 +151,7 @@ func TestAskModernWire(t *testing.T) {
 	state := res["requestState"].(string)
 
 	// Partial answers re-ask only what is missing.
-	res, je = modernCall(t, s, "three", allCaps, fmt.Sprintf(`,"requestState":%q,"inputResponses":{"user_name":{"action":"accept","content":{"name":"Bo"}},"extra":1}`, state))
+	res, je = statelessCall(t, s, "three", allCaps, fmt.Sprintf(`,"requestState":%q,"inputResponses":{"user_name":{"action":"accept","content":{"name":"Bo"}},"extra":1}`, state))
 	if je != nil {
 		t.Fatal(je)
 	}
@@ -160,7 +160,7 @@ func TestAskModernWire(t *testing.T) {
 		t.Fatalf("round 2 asks %v, want greeting and client_roots", reqs)
 	}
 	state = res["requestState"].(string)
-	res, je = modernCall(t, s, "three", allCaps, fmt.Sprintf(`,"requestState":%q,"inputResponses":{"greeting":{"role":"assistant","model":"m","content":{"type":"text","text":"hi"}},"client_roots":{"roots":[]}}`, state))
+	res, je = statelessCall(t, s, "three", allCaps, fmt.Sprintf(`,"requestState":%q,"inputResponses":{"greeting":{"role":"assistant","model":"m","content":{"type":"text","text":"hi"}},"client_roots":{"roots":[]}}`, state))
 	if je != nil {
 		t.Fatal(je)
 	}
@@ -171,25 +171,25 @@ func TestAskModernWire(t *testing.T) {
 	// Answers that are not results of the question's method are invalid
 	// params; a null answer is no answer.
 	for _, bad := range []string{`12345`, `{"action":"maybe"}`, `"accept"`} {
-		_, je = modernCall(t, s, "two_rounds", allCaps, `,"inputResponses":{"step1":`+bad+`}`)
+		_, je = statelessCall(t, s, "two_rounds", allCaps, `,"inputResponses":{"step1":`+bad+`}`)
 		if je == nil || je.Code != jsonrpc.CodeInvalidParams {
 			t.Errorf("answer %s: error %v, want invalid params", bad, je)
 		}
 	}
-	res, je = modernCall(t, s, "two_rounds", allCaps, `,"inputResponses":{"step1":null}`)
+	res, je = statelessCall(t, s, "two_rounds", allCaps, `,"inputResponses":{"step1":null}`)
 	if je != nil || res["resultType"] != "input_required" {
 		t.Errorf("null answer: %v %v, want input_required", res, je)
 	}
 
 	// Each round seals a different state.
-	r1, _ := modernCall(t, s, "two_rounds", allCaps, "")
-	r2, _ := modernCall(t, s, "two_rounds", allCaps, fmt.Sprintf(`,"requestState":%q,"inputResponses":{"step1":{"action":"accept","content":{"name":"A"}}}`, r1["requestState"]))
+	r1, _ := statelessCall(t, s, "two_rounds", allCaps, "")
+	r2, _ := statelessCall(t, s, "two_rounds", allCaps, fmt.Sprintf(`,"requestState":%q,"inputResponses":{"step1":{"action":"accept","content":{"name":"A"}}}`, r1["requestState"]))
 	if r2["requestState"] == r1["requestState"] || r2["inputRequests"].(map[string]any)["step2"] == nil {
 		t.Fatalf("round 2 = %v", r2)
 	}
 
 	// A question the client cannot answer is a missing capability.
-	_, je = modernCall(t, s, "three", `{"elicitation":{}}`, "")
+	_, je = statelessCall(t, s, "three", `{"elicitation":{}}`, "")
 	if je == nil || je.Code != jsonrpc.CodeMissingRequiredClientCapability {
 		t.Fatalf("undeclared sampling: %v", je)
 	}

@@ -27,7 +27,7 @@ func (s *Server) HandleMessage(ctx context.Context, m *jsonrpc.Message, sess *Se
 		return nil, nil
 	}
 	if sess == nil {
-		// Without a session (a stateless HTTP request) only the modern
+		// Without a session (a stateless HTTP request) only the stateless
 		// era is possible: the request must carry its _meta.
 		if err := s.CheckRequestMeta(m); err != nil {
 			return nil, err
@@ -35,13 +35,13 @@ func (s *Server) HandleMessage(ctx context.Context, m *jsonrpc.Message, sess *Se
 		if err := s.CheckVersion(m.Meta.ProtocolVersion); err != nil {
 			return nil, err
 		}
-		return s.modernRequest(ctx, m, peer)
+		return s.statelessRequest(ctx, m, peer)
 	}
-	if v := m.Meta.ProtocolVersion; v != "" && (protocol.IsModern(v) || !sess.Initialized()) {
+	if v := m.Meta.ProtocolVersion; v != "" && (protocol.IsStateless(v) || !sess.Initialized()) {
 		if err := s.CheckVersion(v); err != nil {
 			return nil, err
 		}
-		return s.modernRequest(ctx, m, peer)
+		return s.statelessRequest(ctx, m, peer)
 	}
 	switch m.Method {
 	case protocol.MethodInitialize:
@@ -51,7 +51,7 @@ func (s *Server) HandleMessage(ctx context.Context, m *jsonrpc.Message, sess *Se
 	}
 	if sess == nil || !sess.Initialized() {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams,
-			"request without %s in _meta: modern clients must send the protocol version with every request; legacy clients must send initialize first", protocol.MetaProtocolVersion)
+			"request without %s in _meta: stateless clients must send the protocol version with every request; legacy clients must send initialize first", protocol.MetaProtocolVersion)
 	}
 	return s.legacyRequest(ctx, m, sess, peer)
 }
@@ -70,7 +70,7 @@ type metaEntry struct {
 	meta *protocol.RequestMeta
 }
 
-// requestMeta decodes a modern request's _meta, from the cache when the
+// requestMeta decodes a stateless request's _meta, from the cache when the
 // same bytes were seen recently.
 func (s *Server) requestMeta(raw []byte) (*protocol.RequestMeta, error) {
 	c := &s.metas
@@ -95,7 +95,7 @@ func (s *Server) requestMeta(raw []byte) (*protocol.RequestMeta, error) {
 	return meta, nil
 }
 
-// CheckRequestMeta checks that a modern request carries the _meta fields
+// CheckRequestMeta checks that a stateless request carries the _meta fields
 // every request must: "A request missing any required field is
 // malformed; the server MUST reject it with JSON-RPC error code -32602."
 func (s *Server) CheckRequestMeta(m *jsonrpc.Message) error {
@@ -111,10 +111,10 @@ func (s *Server) CheckRequestMeta(m *jsonrpc.Message) error {
 	return nil
 }
 
-// CheckVersion returns the UnsupportedProtocolVersionError for a modern
+// CheckVersion returns the UnsupportedProtocolVersionError for a stateless
 // request in revision v, or nil when the server serves v statelessly.
 func (s *Server) CheckVersion(v string) error {
-	if !protocol.IsModern(v) || !s.supports(v) {
+	if !protocol.IsStateless(v) || !s.supports(v) {
 		return s.unsupportedVersion(v)
 	}
 	return nil
@@ -130,7 +130,7 @@ func (s *Server) handleInitialize(m *jsonrpc.Message, sess *Session) (any, error
 	if err := decodeParams(m.Params, &p); err != nil {
 		return nil, err
 	}
-	if len(s.modernVersions()) == len(s.opts.Versions) {
+	if len(s.statelessVersions()) == len(s.opts.Versions) {
 		// "A server that supports only modern versions SHOULD name the
 		// protocol versions it supports in any error it returns to an
 		// initialize request."
@@ -164,10 +164,10 @@ func (s *Server) notification(ctx context.Context, m *jsonrpc.Message, sess *Ses
 	}
 }
 
-// modernRequest serves a stateless request: "Servers MUST NOT rely on
+// statelessRequest serves a stateless request: "Servers MUST NOT rely on
 // prior requests over the same connection to establish context ... Every
 // request supplies this metadata in its _meta field."
-func (s *Server) modernRequest(ctx context.Context, m *jsonrpc.Message, peer Peer) (any, error) {
+func (s *Server) statelessRequest(ctx context.Context, m *jsonrpc.Message, peer Peer) (any, error) {
 	meta, err := s.requestMeta(m.Meta.Raw)
 	if err != nil {
 		return nil, err
@@ -177,7 +177,7 @@ func (s *Server) modernRequest(ctx context.Context, m *jsonrpc.Message, peer Pee
 		// MUST reject it with JSON-RPC error code -32602 (Invalid params)."
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "missing required _meta field %s", protocol.MetaClientCapabilities)
 	}
-	// A modern request's multi-round-trip state shares its allocation;
+	// A stateless request's multi-round-trip state shares its allocation;
 	// legacy requests, which have none, stay smaller.
 	both := &struct {
 		r Request
@@ -185,7 +185,7 @@ func (s *Server) modernRequest(ctx context.Context, m *jsonrpc.Message, peer Pee
 	}{r: Request{
 		ID: m.ID, Method: m.Method, ProtocolVersion: meta.ProtocolVersion,
 		ClientCapabilities: *meta.ClientCapabilities, RawMeta: m.Meta.Raw,
-		server: s, peer: peer, msg: m, progressToken: m.Meta.ProgressToken, logLevel: meta.LogLevel, modern: true,
+		server: s, peer: peer, msg: m, progressToken: m.Meta.ProgressToken, logLevel: meta.LogLevel, stateless: true,
 	}}
 	r := &both.r
 	r.mrtrState = &both.m
@@ -272,7 +272,7 @@ func (s *Server) listCache() protocol.CacheFields {
 	return protocol.CacheFields{TTLMs: &ttl, CacheScope: protocol.CachePublic}
 }
 
-// stamp adds what every modern result carries: resultType, the server's
+// stamp adds what every stateless result carries: resultType, the server's
 // identity ("Servers SHOULD include ... io.modelcontextprotocol/serverInfo
 // in every result's _meta") and, for cacheable results, caching hints.
 func (s *Server) stamp(res any) any {

@@ -74,7 +74,7 @@ func (h *logHandler) WithGroup(name string) slog.Handler {
 // Logger returns a [slog.Logger] whose records go to every legacy session
 // as notifications/message (subject to each session's log level). Logs
 // about one request are better sent with [Request.Logger], which also
-// reaches modern clients that asked for them.
+// reaches stateless clients that asked for them.
 func (s *Server) Logger() *slog.Logger {
 	return slog.New(&logHandler{
 		logger:  s.impl.Name,

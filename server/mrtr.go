@@ -19,7 +19,7 @@ import (
 )
 
 // ErrInputRequired is returned by [Request.Elicit], [Request.CreateMessage]
-// and [Request.ListRoots] during a modern request when the client has not
+// and [Request.ListRoots] during a stateless request when the client has not
 // answered yet. The handler must return it (possibly wrapped): the server
 // then sends an input_required result, and runs the handler again when the
 // client retries with the answer.
@@ -29,7 +29,7 @@ var ErrInputRequired = errors.New("input required from the client")
 // something it did not declare it supports.
 var ErrClientUnsupported = errors.New("the client does not support")
 
-// mrtr is the multi round-trip state of one modern request: the answers
+// mrtr is the multi round-trip state of one stateless request: the answers
 // the client has given so far (carried from round to round in the sealed
 // requestState) and the questions still open.
 type mrtr struct {
@@ -121,7 +121,7 @@ func (s *Server) unseal(state string) ([]byte, error) {
 	return payload, nil
 }
 
-// newMRTR prepares the round-trip state of a modern request from the
+// newMRTR prepares the round-trip state of a stateless request from the
 // requestState and inputResponses it carries. State that fails
 // verification is rejected: "servers MUST treat requestState as an
 // attacker-controlled input ... and MUST reject state that fails
@@ -135,7 +135,7 @@ func (s *Server) newMRTR(method, subject string, args jsontext.Value, p *protoco
 }
 
 // startMRTR is newMRTR for the request being served, whose state was
-// allocated with it (see [Server.modernRequest]), so that a request that
+// allocated with it (see [Server.statelessRequest]), so that a request that
 // asks nothing allocates nothing more.
 func (r *Request) startMRTR(method, subject string, args jsontext.Value, p *protocol.MRTRParams) error {
 	if r.mrtrState == nil {
@@ -200,7 +200,7 @@ func argsDigest(args jsontext.Value) string {
 	return hex.EncodeToString(sum[:16])
 }
 
-// runMRTR runs a handler of a modern request that may ask the client
+// runMRTR runs a handler of a stateless request that may ask the client
 // questions, and turns ErrInputRequired into the input_required result.
 func runMRTR(ctx context.Context, r *Request, run func() (any, error)) (any, error) {
 	res, err := run()

@@ -89,7 +89,7 @@ func (s *Server) getPrompt(ctx context.Context, r *Request, params jsontext.Valu
 	if p.Arguments == nil {
 		p.Arguments = map[string]string{}
 	}
-	if r.modern {
+	if r.stateless {
 		var argsRaw jsontext.Value
 		if len(p.Arguments) > 0 {
 			argsRaw = mustJSON(p.Arguments)

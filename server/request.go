@@ -32,14 +32,14 @@ type Request struct {
 	ID     jsonrpc.ID
 	Method string
 	// ProtocolVersion is the revision the request is served under: the
-	// session's for a legacy request, the request's own for a modern one.
+	// session's for a legacy request, the request's own for a stateless one.
 	ProtocolVersion string
 	// ClientInfo and ClientCapabilities come from the session (legacy) or
-	// from the request's _meta (modern).
+	// from the request's _meta (stateless).
 	ClientInfo         protocol.Implementation
 	ClientCapabilities protocol.ClientCapabilities
 	// Session is the legacy session the request belongs to; nil for a
-	// modern request.
+	// stateless request.
 	Session *Session
 	// RawMeta is the request's params._meta object, or nil.
 	RawMeta jsontext.Value
@@ -52,18 +52,18 @@ type Request struct {
 	msg           *jsonrpc.Message // as decoded: Meta has what was picked out of params
 	progressToken jsontext.Value
 	logLevel      protocol.LoggingLevel
-	modern        bool
+	stateless     bool
 
 	mu           sync.Mutex
 	lastProgress float64
 	mrtr         *mrtr
-	mrtrState    *mrtr          // what mrtr points to once started: allocated with a modern request
+	mrtrState    *mrtr          // what mrtr points to once started: allocated with a stateless request
 	toolCall     callToolParams // a tools/call's params
 }
 
-// Modern reports whether the request uses a stateless revision
+// Stateless reports whether the request uses a stateless revision
 // (2026-07-28 or later).
-func (r *Request) Modern() bool { return r.modern }
+func (r *Request) Stateless() bool { return r.stateless }
 
 // Server returns the server handling the request.
 func (r *Request) Server() *Server { return r.server }
@@ -100,7 +100,7 @@ func (r *Request) Progress(ctx context.Context, progress, total float64, message
 }
 
 // logEnabled reports whether a log message at level goes to the client.
-// Modern requests log only when they asked ("servers MUST NOT emit
+// Stateless requests log only when they asked ("servers MUST NOT emit
 // notifications/message for requests that did not include this field");
 // legacy sessions log at every level until logging/setLevel says otherwise.
 func (r *Request) logEnabled(level protocol.LoggingLevel) bool {
@@ -109,7 +109,7 @@ func (r *Request) logEnabled(level protocol.LoggingLevel) bool {
 		min = r.Session.LogLevel()
 	}
 	if min == "" {
-		return !r.modern
+		return !r.stateless
 	}
 	return level.Rank() >= min.Rank()
 }
@@ -159,7 +159,7 @@ func (r *Request) CloseStream() bool {
 // with a RequestedSchema) or a visit to a URL (Mode "url").
 //
 // Over a legacy session this sends elicitation/create and waits for the
-// answer. For a modern request the first call ends the handler with an
+// answer. For a stateless request the first call ends the handler with an
 // input_required result (Elicit returns [ErrInputRequired], which the
 // handler must return) and the handler runs again when the client retries
 // with the answer, so code before Elicit must be safe to run twice.
@@ -170,7 +170,7 @@ func (r *Request) Elicit(ctx context.Context, p *protocol.ElicitParams) (*protoc
 		need.Elicitation.URL = map[string]any{}
 		ok = r.ClientCapabilities.Elicitation.SupportsURL()
 	}
-	if !r.modern && !protocol.AtLeast(r.ProtocolVersion, protocol.Version20250618) {
+	if !r.stateless && !protocol.AtLeast(r.ProtocolVersion, protocol.Version20250618) {
 		ok = false
 	}
 	var res protocol.ElicitResult
@@ -181,7 +181,7 @@ func (r *Request) Elicit(ctx context.Context, p *protocol.ElicitParams) (*protoc
 }
 
 func (r *Request) legacyElicitParams(p *protocol.ElicitParams) *protocol.ElicitParams {
-	if r.modern || protocol.AtLeast(r.ProtocolVersion, protocol.Version20251125) || p.Mode == "" {
+	if r.stateless || protocol.AtLeast(r.ProtocolVersion, protocol.Version20251125) || p.Mode == "" {
 		return p
 	}
 	q := *p // 2025-06-18 has no mode member
@@ -215,7 +215,7 @@ func (r *Request) ListRoots(ctx context.Context) (*protocol.ListRootsResult, err
 // the answer into out.
 func (r *Request) ask(ctx context.Context, kind, method string, params any, supported bool, need protocol.ClientCapabilities, out any) error {
 	if !supported {
-		if r.modern {
+		if r.stateless {
 			// "If processing a request requires a capability the client
 			// did not include in clientCapabilities, the server MUST
 			// return a MissingRequiredClientCapabilityError."
@@ -223,7 +223,7 @@ func (r *Request) ask(ctx context.Context, kind, method string, params any, supp
 		}
 		return fmt.Errorf("%w: %s", ErrClientUnsupported, method)
 	}
-	if r.modern {
+	if r.stateless {
 		if r.mrtr == nil {
 			return fmt.Errorf("%s is not available for %s requests", method, r.Method)
 		}

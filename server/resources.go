@@ -147,7 +147,7 @@ func (s *Server) lookupResource(uri string) (ResourceHandler, map[string]string)
 func (s *Server) notFound(r *Request, uri string) error {
 	data, _ := json.Marshal(map[string]string{"uri": uri})
 	code := int64(jsonrpc.CodeResourceNotFound)
-	if r.modern {
+	if r.stateless {
 		code = jsonrpc.CodeInvalidParams
 	}
 	return &jsonrpc.Error{Code: code, Message: "Resource not found: " + uri, Data: data}
@@ -163,7 +163,7 @@ func (s *Server) readResource(ctx context.Context, r *Request, params jsontext.V
 		return nil, s.notFound(r, p.URI)
 	}
 	r.URIVars = vars
-	if r.modern {
+	if r.stateless {
 		if err := r.startMRTR(protocol.MethodResourcesRead, p.URI, nil, &p.MRTRParams); err != nil {
 			return nil, err
 		}

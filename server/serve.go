@@ -13,7 +13,7 @@ import (
 
 // Run serves one stream (a stdio pipe, an in-memory pipe) until it closes
 // or ctx is cancelled: one connection, one legacy session for clients that
-// initialize, and any number of modern requests.
+// initialize, and any number of stateless requests.
 //
 // When the client closes its side, the answers being computed are still
 // sent (for a few seconds) before Run returns.

@@ -3,11 +3,11 @@
 // served to clients of both protocol eras from one [Server] value.
 //
 // A legacy client (2024-11-05 to 2025-11-25) opens a session with
-// initialize; a modern client (2026-07-28) sends self-contained requests
+// initialize; a stateless client (2026-07-28) sends self-contained requests
 // whose _meta carries the protocol version and the client's capabilities.
 // The same tool handler serves both: when it asks the client something
 // ([Request.Elicit], [Request.CreateMessage], [Request.ListRoots]), a legacy
-// session gets a server-to-client request and a modern client gets an
+// session gets a server-to-client request and a stateless client gets an
 // input_required result with an integrity-protected requestState, and the
 // handler is run again when the client retries with the answer.
 // [Request.Ask] and [Request.AskAll] do the same under keys the handler
@@ -38,7 +38,7 @@ type Options struct {
 	// PageSize is the most items a list result holds before it is
 	// paginated. Zero means 1000.
 	PageSize int
-	// ListTTL is the ttlMs hint sent with modern list results and
+	// ListTTL is the ttlMs hint sent with stateless list results and
 	// server/discover (2026-07-28 caching). Zero sends ttlMs 0.
 	ListTTL time.Duration
 	// RequestStateKey is the HMAC-SHA256 key that protects the
@@ -114,7 +114,7 @@ func New(impl protocol.Implementation, opts *Options) *Server {
 		s.opts = *opts
 	}
 	if len(s.opts.Versions) == 0 {
-		s.opts.Versions = protocol.SupportedVersions
+		s.opts.Versions = protocol.SupportedVersions()
 	}
 	if s.opts.PageSize <= 0 {
 		s.opts.PageSize = 1000
@@ -188,21 +188,21 @@ func (s *Server) supports(v string) bool { return slices.Contains(s.opts.Version
 // protocol version, it MUST respond with the same version. Otherwise, the
 // server MUST respond with another protocol version it supports.")
 func (s *Server) negotiate(requested string) string {
-	if s.supports(requested) && !protocol.IsModern(requested) {
+	if s.supports(requested) && !protocol.IsStateless(requested) {
 		return requested
 	}
 	for _, v := range s.opts.Versions {
-		if !protocol.IsModern(v) {
+		if !protocol.IsStateless(v) {
 			return v
 		}
 	}
 	return protocol.LatestLegacyVersion
 }
 
-func (s *Server) modernVersions() []string {
+func (s *Server) statelessVersions() []string {
 	var out []string
 	for _, v := range s.opts.Versions {
-		if protocol.IsModern(v) {
+		if protocol.IsStateless(v) {
 			out = append(out, v)
 		}
 	}

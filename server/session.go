@@ -8,7 +8,7 @@ import (
 )
 
 // Session is a legacy (initialize-based) session: one stdio process, one
-// in-memory pipe, or one Mcp-Session-Id over HTTP. Modern requests have no
+// in-memory pipe, or one Mcp-Session-Id over HTTP. Stateless requests have no
 // session.
 type Session struct {
 	server *Server
@@ -120,10 +120,10 @@ func (s *Server) capabilitiesFor(v string) protocol.ServerCapabilities {
 	if !protocol.AtLeast(v, protocol.Version20250326) {
 		c.Completions = nil // the completions capability came with 2025-03-26
 	}
-	if !protocol.AtLeast(v, protocol.Version20251125) || protocol.IsModern(v) {
+	if !protocol.AtLeast(v, protocol.Version20251125) || protocol.IsStateless(v) {
 		c.Tasks = nil
 	}
-	if !protocol.IsModern(v) {
+	if !protocol.IsStateless(v) {
 		c.Extensions = nil
 	}
 	return c

@@ -11,7 +11,7 @@ import (
 	"github.com/ferrymcp/ferry/protocol"
 )
 
-// listener is one modern subscriptions/listen stream.
+// listener is one stateless subscriptions/listen stream.
 type listener struct {
 	id     jsonrpc.ID
 	filter protocol.SubscriptionFilter
@@ -84,7 +84,7 @@ const notifyTimeout = 5 * time.Second
 func (s *Server) listChanged(method string) { s.broadcast(method, "") }
 
 // ResourceUpdated tells the clients subscribed to uri that it changed:
-// legacy sessions that sent resources/subscribe and modern listen streams
+// legacy sessions that sent resources/subscribe and stateless listen streams
 // whose resourceSubscriptions name it.
 func (s *Server) ResourceUpdated(uri string) { s.broadcast(protocol.NotificationResourceUpdated, uri) }
 

@@ -115,7 +115,7 @@ func AddTool[In, Out any](s *Server, t *protocol.Tool, h TypedToolHandler[In, Ou
 		case **protocol.CallToolResult:
 			return *v, nil
 		case *string:
-			if !req.modern {
+			if !req.stateless {
 				return &textOnlyResult{text: *v}, nil
 			}
 			return textResult(req, *v), nil
@@ -173,7 +173,7 @@ func invalidArguments(tool string, err error) *protocol.CallToolResult {
 }
 
 // textResult is a result of one text block, allocated at once and, for a
-// modern request, stamped as the server would (see [Server.stamp]) so
+// stateless request, stamped as the server would (see [Server.stamp]) so
 // that it need not be copied there.
 func textResult(req *Request, text string) *protocol.CallToolResult {
 	r := &struct {
@@ -182,7 +182,7 @@ func textResult(req *Request, text string) *protocol.CallToolResult {
 	}{}
 	r.content[0] = protocol.TextContent(text)
 	r.res.Content = r.content[:]
-	if req.modern {
+	if req.stateless {
 		r.res.ResultType = protocol.ResultComplete
 		r.res.Meta = req.server.metaInfo
 	}
@@ -352,7 +352,7 @@ func (s *Server) callTool(ctx context.Context, r *Request, params jsontext.Value
 			return invalidArguments(p.Name, err), nil
 		}
 	}
-	if r.modern {
+	if r.stateless {
 		if err := r.startMRTR(protocol.MethodToolsCall, p.Name, p.Arguments, &p.MRTRParams); err != nil {
 			return nil, err
 		}
@@ -372,7 +372,7 @@ func (s *Server) callTool(ctx context.Context, r *Request, params jsontext.Value
 		if tr == nil {
 			return nil, fmt.Errorf("tool %q returned no result", p.Name)
 		}
-		if len(tr.StructuredContent) > 0 && !r.modern && !protocol.AtLeast(r.ProtocolVersion, protocol.Version20250618) {
+		if len(tr.StructuredContent) > 0 && !r.stateless && !protocol.AtLeast(r.ProtocolVersion, protocol.Version20250618) {
 			c := *tr
 			c.StructuredContent = nil
 			res = &c

@@ -80,7 +80,7 @@ type exchange struct {
 	answers int
 }
 
-const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}`
+const statelessMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}`
 
 var wireScripts = map[string][]exchange{
 	"legacy": {
@@ -106,19 +106,19 @@ var wireScripts = map[string][]exchange{
 		{`{"jsonrpc":"2.0","id":18,"method":"tools/list","params":{"a":1,"a":2}}`, 1},
 		{`not json`, 1},
 	},
-	"modern": {
-		{`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + modernMeta + `}}`, 1},
-		{`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{` + modernMeta + `}}`, 1},
-		{`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{` + modernMeta + `,"name":"echo","arguments":{"message":"hi"}}}`, 1},
-		{`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{` + modernMeta + `,"name":"ask"}}`, 1},
+	"stateless": {
+		{`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + statelessMeta + `}}`, 1},
+		{`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{` + statelessMeta + `}}`, 1},
+		{`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{` + statelessMeta + `,"name":"echo","arguments":{"message":"hi"}}}`, 1},
+		{`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{` + statelessMeta + `,"name":"ask"}}`, 1},
 		{`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"ask"}}`, 1},
-		{`{"jsonrpc":"2.0","id":6,"method":"resources/read","params":{` + modernMeta + `,"uri":"test://a"}}`, 1},
-		{`{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{` + modernMeta + `,"uri":"test://missing"}}`, 1},
+		{`{"jsonrpc":"2.0","id":6,"method":"resources/read","params":{` + statelessMeta + `,"uri":"test://a"}}`, 1},
+		{`{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{` + statelessMeta + `,"uri":"test://missing"}}`, 1},
 		{`{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"1999-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}`, 1},
 		{`{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, 1},
-		{`{"jsonrpc":"2.0","id":10,"method":"ping","params":{` + modernMeta + `}}`, 1},
+		{`{"jsonrpc":"2.0","id":10,"method":"ping","params":{` + statelessMeta + `}}`, 1},
 		{`{"jsonrpc":"2.0","id":11,"method":"tools/list"}`, 1},
-		{`{"jsonrpc":"2.0","id":12,"method":"prompts/list","params":{` + modernMeta + `}}`, 1},
+		{`{"jsonrpc":"2.0","id":12,"method":"prompts/list","params":{` + statelessMeta + `}}`, 1},
 	},
 }
 

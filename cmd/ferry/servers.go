@@ -68,7 +68,7 @@ func cmdServers(o *cli) error {
 		so := serverOut{Name: st.Name, Source: s.Config().Source, Transport: st.Transport, Target: target(s.Config()),
 			Status: st.State.String(), Tools: counts[i], Restarts: st.Restarts, Pid: st.Pid}
 		if st.Version != "" {
-			so.Era, so.ProtocolVersion = era(st.Modern), st.Version
+			so.Era, so.ProtocolVersion = era(st.Stateless), st.Version
 			info := st.Info
 			so.ServerInfo = &info
 			so.ConnectMS = float64(st.ConnectTime.Microseconds()) / 1000
@@ -112,9 +112,9 @@ func cmdServers(o *cli) error {
 	return sess.startErr
 }
 
-func era(modern bool) string {
-	if modern {
-		return "modern"
+func era(stateless bool) string {
+	if stateless {
+		return "stateless"
 	}
 	return "legacy"
 }

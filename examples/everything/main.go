@@ -67,7 +67,7 @@ func serveHTTP(ctx context.Context, s *server.Server, addr string, log *slog.Log
 		return err
 	case <-ctx.Done():
 	}
-	// End the legacy sessions and the modern subscriptions/listen streams
+	// End the legacy sessions and the stateless subscriptions/listen streams
 	// (with their completion result), then let the requests in flight
 	// finish.
 	h.Close()

@@ -69,8 +69,8 @@ func run(argv []string, tool, rawArgs, version string, timeout time.Duration) er
 		return fmt.Errorf("negotiate: %w (stderr: %s)", err, strings.TrimSpace(stream.Stderr()))
 	}
 	era := "legacy (initialize)"
-	if c.Modern() {
-		era = "modern (server/discover)"
+	if c.Stateless() {
+		era = "stateless (server/discover)"
 	}
 	info := c.ServerInfo()
 	stage("negotiate", t, "%s %s, server %s %s", era, c.ProtocolVersion(), info.Name, info.Version)

@@ -299,7 +299,7 @@ func TestEras(t *testing.T) {
 			if err != nil || res.Content[0].Text != "sampled, 2 roots" {
 				t.Fatalf("sample: %+v %v", res, err)
 			}
-			t.Logf("negotiated %s (modern: %v)", c.ProtocolVersion(), c.Modern())
+			t.Logf("negotiated %s (stateless: %v)", c.ProtocolVersion(), c.Stateless())
 		})
 	}
 }

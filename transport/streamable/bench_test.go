@@ -17,7 +17,7 @@ import (
 // payloads, and with memory owned (Call, a server that makes no promise)
 // or lent (CallBorrowed, a server with LendToolArguments).
 func BenchmarkToolsCallHTTP(b *testing.B) {
-	for _, era := range []struct{ name, version string }{{"legacy", protocol.Version20251125}, {"modern", protocol.Version20260728}} {
+	for _, era := range []struct{ name, version string }{{"legacy", protocol.Version20251125}, {"stateless", protocol.Version20260728}} {
 		for _, body := range []struct {
 			name string
 			sse  bool

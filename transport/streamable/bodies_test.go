@@ -75,13 +75,13 @@ func lendingServer(lend bool, kept *[]string) *server.Server {
 
 // eraCall returns the body and the headers of a tools/call in an era,
 // opening a legacy session on h first.
-func eraCall(t *testing.T, h http.Handler, modern bool) func(tool, message string) ([]byte, map[string]string) {
+func eraCall(t *testing.T, h http.Handler, stateless bool) func(tool, message string) ([]byte, map[string]string) {
 	t.Helper()
-	if modern {
-		headers := modernHeaders("tools/call", "")
+	if stateless {
+		headers := statelessHeaders("tools/call", "")
 		return func(tool, message string) ([]byte, map[string]string) {
 			headers["Mcp-Name"] = tool
-			return []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"` + tool + `","arguments":{"message":"` + message + `"},` + modernMeta + `}}`), headers
+			return []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"` + tool + `","arguments":{"message":"` + message + `"},` + statelessMeta + `}}`), headers
 		}
 	}
 	a := serveDirect(h, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`), nil)
@@ -105,14 +105,14 @@ func eraCall(t *testing.T, h http.Handler, modern bool) func(tool, message strin
 func TestLentBodiesBudget(t *testing.T) {
 	const calls, size = 64, 64 << 10
 	message := strings.Repeat("x", size)
-	for _, modern := range []bool{false, true} {
+	for _, stateless := range []bool{false, true} {
 		for _, lend := range []bool{false, true} {
-			name := map[bool]string{false: "legacy", true: "modern"}[modern] + map[bool]string{false: "/default", true: "/lend"}[lend]
+			name := map[bool]string{false: "legacy", true: "stateless"}[stateless] + map[bool]string{false: "/default", true: "/lend"}[lend]
 			t.Run(name, func(t *testing.T) {
 				var kept []string
 				h := streamable.NewHandler(lendingServer(lend, &kept), &streamable.Options{DisableHostCheck: true})
 				defer h.Close()
-				call := eraCall(t, h, modern)
+				call := eraCall(t, h, stateless)
 				body, headers := call("echo", message)
 				var before, after runtime.MemStats
 				runtime.ReadMemStats(&before)
@@ -143,10 +143,10 @@ func TestLentBodiesBudget(t *testing.T) {
 // not lend its arguments may keep them, and later requests do not change
 // them.
 func TestKeptArgumentsStayIntact(t *testing.T) {
-	for _, modern := range []bool{false, true} {
+	for _, stateless := range []bool{false, true} {
 		var kept []string
 		h := streamable.NewHandler(lendingServer(false, &kept), &streamable.Options{DisableHostCheck: true})
-		call := eraCall(t, h, modern)
+		call := eraCall(t, h, stateless)
 		var want []string
 		for i := range 16 {
 			message := strings.Repeat(string(rune('a'+i)), 64<<10)
@@ -163,7 +163,7 @@ func TestKeptArgumentsStayIntact(t *testing.T) {
 		h.Close()
 		for i := range want {
 			if i >= len(kept) || kept[i] != want[i] {
-				t.Fatalf("modern %v: kept argument %d changed after later requests", modern, i)
+				t.Fatalf("stateless %v: kept argument %d changed after later requests", stateless, i)
 			}
 		}
 	}

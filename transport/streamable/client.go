@@ -24,7 +24,7 @@ import (
 // the server's era as the specification describes ("attempt a modern
 // request and inspect the body of a 400 Bad Request before falling back"),
 // and when even initialize is refused with 400, 404 or 405 without a
-// modern error body, the Transport falls back to the HTTP+SSE transport of
+// stateless error body, the Transport falls back to the HTTP+SSE transport of
 // 2024-11-05 on the same URL.
 type Transport struct {
 	// URL is the MCP endpoint, e.g. "http://localhost:3000/mcp".
@@ -198,7 +198,7 @@ func (cs *clientStream) addStreamHeaders(h http.Header, sid string) {
 }
 
 // Mirrored is implemented by message bodies whose values an HTTP transport
-// mirrors into headers (the modern MCP-Protocol-Version, Mcp-Name and
+// mirrors into headers (the stateless MCP-Protocol-Version, Mcp-Name and
 // Mcp-Param-* headers). The client package's request bodies implement it.
 type Mirrored interface {
 	Mirror(set func(name, value string))
@@ -292,14 +292,14 @@ func (cs *clientStream) prepare(m *jsonrpc.Message) ([]byte, postHeader, error) 
 	if m.Method != "" {
 		hdr = hdr.set(headerMethod, m.Method)
 	}
-	modern := false
+	stateless := false
 	if mr, ok := m.Body.(Mirrored); ok {
 		mr.Mirror(func(k, v string) {
 			hdr = hdr.set(k, v)
-			modern = modern || strings.EqualFold(k, headerProtocolVersion)
+			stateless = stateless || strings.EqualFold(k, headerProtocolVersion)
 		})
 	}
-	if modern && m.IsRequest() && hdr.get(headerName) == "" {
+	if stateless && m.IsRequest() && hdr.get(headerName) == "" {
 		if field := nameField(m.Method); field != "" {
 			// The body did not say: find the name in the params.
 			if params, ok, _ := jsonrpc.Member(body, "params"); ok {
@@ -443,8 +443,8 @@ func (cs *clientStream) roundTrip(ctx context.Context, id jsonrpc.ID, method str
 	case resp.StatusCode >= 400:
 		raw, _ := io.ReadAll(io.LimitReader(resp.Body, int64(cs.max)))
 		em, perr := jsonrpc.Decode(raw, jsonrpc.Limits{MaxSize: cs.max})
-		modernBody := perr == nil && em.Error != nil && isModernError(em.Error.Code)
-		if method == protocol.MethodInitialize && !modernBody && !cs.t.DisableSSEFallback &&
+		statelessBody := perr == nil && em.Error != nil && isStatelessError(em.Error.Code)
+		if method == protocol.MethodInitialize && !statelessBody && !cs.t.DisableSSEFallback &&
 			(resp.StatusCode == http.StatusBadRequest || resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed) {
 			// "If it fails with HTTP status code 400 Bad Request, 404 Not
 			// Found, or 405 Method Not Allowed and the response body is
@@ -527,7 +527,7 @@ var defaultClient = &http.Client{Transport: &http.Transport{
 }}
 
 // cancelled answers a call whose context ended during its round trip.
-// Closing the stream is the modern way to cancel; a legacy session is
+// Closing the stream is the stateless way to cancel; a legacy session is
 // told with notifications/cancelled, since there "disconnection SHOULD
 // NOT be interpreted as the client cancelling its request".
 func (cs *clientStream) cancelled(id jsonrpc.ID, ctx context.Context) {
@@ -553,9 +553,10 @@ func snippet(b []byte) string {
 	return string(b)
 }
 
-// isModernError reports whether an error code identifies a modern server
-// ("a recognized modern JSON-RPC error").
-func isModernError(code int64) bool {
+// isStatelessError reports whether an error code identifies a stateless server
+// ("a recognized modern JSON-RPC error", the
+// specification's word for the stateless revisions).
+func isStatelessError(code int64) bool {
 	switch code {
 	case jsonrpc.CodeHeaderMismatch, jsonrpc.CodeMissingRequiredClientCapability, jsonrpc.CodeUnsupportedProtocolVersion:
 		return true
@@ -576,7 +577,7 @@ func (cs *clientStream) received(m *jsonrpc.Message) {
 		return
 	}
 	if v, ok, _ := jsonrpc.Member(m.Result, "protocolVersion"); ok && len(v) > 0 && v[0] == '"' {
-		if s, err := jsonrpc.Unquote(v); err == nil && !protocol.IsModern(s) {
+		if s, err := jsonrpc.Unquote(v); err == nil && !protocol.IsStateless(s) {
 			cs.mu.Lock()
 			if cs.sessionID != "" || cs.version == "" {
 				cs.version = s
@@ -589,7 +590,7 @@ func (cs *clientStream) received(m *jsonrpc.Message) {
 // readStream reads an event stream answering request id, and resumes it
 // with GET and Last-Event-ID when the connection breaks before the
 // answer, honouring the server's retry delay (legacy sessions only: a
-// modern stream that breaks loses its request).
+// stateless stream that breaks loses its request).
 func (cs *clientStream) readStream(ctx context.Context, id jsonrpc.ID, method string, body io.Reader, lastID string) {
 	retry := time.Second
 	for attempt := 0; ; attempt++ {

@@ -36,10 +36,10 @@ func connectHTTP(tb testing.TB, url string, opts *client.Options, tr *streamable
 func TestClientEras(t *testing.T) {
 	for _, tc := range []struct {
 		name, version string
-		modern        bool
+		stateless     bool
 	}{
 		{"detect", "", true},
-		{"modern", protocol.Version20260728, true},
+		{"stateless", protocol.Version20260728, true},
 		{"legacy", protocol.Version20251125, false},
 		{"legacy-2025-03-26", protocol.Version20250326, false},
 	} {
@@ -53,8 +53,8 @@ func TestClientEras(t *testing.T) {
 					return &protocol.ElicitResult{Action: protocol.ElicitAccept, Content: map[string]any{"name": "Ann"}}, nil
 				},
 			}, nil)
-			if c.Modern() != tc.modern {
-				t.Fatalf("modern = %v", c.Modern())
+			if c.Stateless() != tc.stateless {
+				t.Fatalf("stateless = %v", c.Stateless())
 			}
 			ctx := context.Background()
 			res, err := c.Call(ctx, "echo", map[string]string{"message": "héllo"})
@@ -143,7 +143,7 @@ func TestClientResumesClosedStream(t *testing.T) {
 }
 
 // An HTTP+SSE (2024-11-05) server at the URL: initialize over Streamable
-// HTTP is refused without a modern error body, and the client falls back.
+// HTTP is refused without a stateless error body, and the client falls back.
 func TestClientFallsBackToSSE(t *testing.T) {
 	leakcheck.Check(t)
 	h := sse.NewHandler(testServer(), &sse.Options{SSEPath: "/mcp", MessagePath: "/message"})
@@ -151,8 +151,8 @@ func TestClientFallsBackToSSE(t *testing.T) {
 	defer ts.Close()
 	defer h.Close()
 	c := connectHTTP(t, ts.URL+"/mcp", nil, nil)
-	if c.Modern() {
-		t.Fatal("modern over HTTP+SSE")
+	if c.Stateless() {
+		t.Fatal("stateless over HTTP+SSE")
 	}
 	res, err := c.Call(context.Background(), "echo", map[string]string{"message": "old"})
 	if err != nil || res.Content[0].Text != "old" {
@@ -172,7 +172,7 @@ func TestClientHTTPErrors(t *testing.T) {
 	}
 	var rpcErr *jsonrpc.Error
 	if errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeUnsupportedProtocolVersion {
-		t.Errorf("a plain 404 taken for a modern error: %v", err)
+		t.Errorf("a plain 404 taken for a stateless error: %v", err)
 	}
 }
 

@@ -5,7 +5,7 @@
 //     named by a random Mcp-Session-Id, server-to-client messages on the
 //     POST's SSE stream or a GET stream, resumable streams (event ids and
 //     Last-Event-ID) from a bounded event store, DELETE to end a session;
-//   - modern (2026-07-28): stateless requests whose Mcp-Method, Mcp-Name
+//   - stateless (2026-07-28): self-contained requests whose Mcp-Method, Mcp-Name
 //     and Mcp-Param-* headers are checked against the body, one response
 //     stream per request, subscriptions/listen streams.
 //
@@ -19,7 +19,6 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -71,9 +70,9 @@ type Options struct {
 	// plain JSON, and one that does (progress, log messages, questions to
 	// the client) switches to SSE at its first such message.
 	AlwaysSSE bool
-	// DisableLegacy refuses initialize and sessions: the endpoint then
+	// DisableSessions refuses initialize and sessions: the endpoint then
 	// speaks only the stateless revisions.
-	DisableLegacy bool
+	DisableSessions bool
 }
 
 // Handler serves an MCP [server.Server] over Streamable HTTP, both eras on
@@ -258,14 +257,14 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			h.bodies.put(body, handle)
 		}
 	}()
-	if isModern(r, m) {
-		h.serveModern(w, r, m)
+	if isStateless(r, m) {
+		h.serveStateless(w, r, m)
 		return
 	}
-	if h.opts.DisableLegacy {
+	if h.opts.DisableSessions {
 		writeError(w, http.StatusBadRequest, m.ID, jsonrpc.NewError(jsonrpc.CodeInvalidParams,
 			"this endpoint serves only the stateless protocol versions %s; send %s in _meta and the MCP-Protocol-Version header",
-			strings.Join(protocol.ModernVersions, ", "), protocol.MetaProtocolVersion))
+			strings.Join(protocol.StatelessVersions(), ", "), protocol.MetaProtocolVersion))
 		return
 	}
 	if sid := r.Header.Get(headerSessionID); sid != "" {
@@ -284,30 +283,30 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeError(w, http.StatusBadRequest, m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
-		Message: "missing Mcp-Session-Id: legacy clients must send initialize first; modern clients must send the MCP-Protocol-Version header and _meta"})
+		Message: "missing Mcp-Session-Id: legacy clients must send initialize first; stateless clients must send the MCP-Protocol-Version header and _meta"})
 }
 
-// isModern reports whether a POST belongs to the stateless era. A session
+// isStateless reports whether a POST belongs to the stateless era. A session
 // id or a legacy MCP-Protocol-Version header means legacy; any other
-// version header means modern (an unknown one gets
+// version header means stateless (an unknown one gets
 // UnsupportedProtocolVersionError); without a header, _meta decides, and
 // initialize is legacy.
-func isModern(r *http.Request, m *jsonrpc.Message) bool {
+func isStateless(r *http.Request, m *jsonrpc.Message) bool {
 	if r.Header.Get(headerSessionID) != "" && m.Meta.ProtocolVersion == "" {
 		return false
 	}
 	if v := r.Header.Get(headerProtocolVersion); v != "" {
-		return !slices.Contains(protocol.LegacyVersions, v)
+		return !protocol.IsLegacy(v)
 	}
 	if v := m.Meta.ProtocolVersion; v != "" {
-		return !slices.Contains(protocol.LegacyVersions, v)
+		return !protocol.IsLegacy(v)
 	}
 	return false
 }
 
 func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 	sid := r.Header.Get(headerSessionID)
-	if sid == "" || h.opts.DisableLegacy {
+	if sid == "" || h.opts.DisableSessions {
 		// 2026-07-28: "HTTP GET or DELETE to the MCP endpoint: respond
 		// with 405 Method Not Allowed."
 		w.Header().Set("Allow", "POST")
@@ -328,7 +327,7 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
 	sid := r.Header.Get(headerSessionID)
-	if sid == "" || h.opts.DisableLegacy {
+	if sid == "" || h.opts.DisableSessions {
 		w.Header().Set("Allow", "POST")
 		writeError(w, http.StatusMethodNotAllowed, jsonrpc.ID{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "DELETE needs a legacy session (Mcp-Session-Id)"})
 		return

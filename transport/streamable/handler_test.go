@@ -65,7 +65,7 @@ func testServer() *server.Server {
 
 var blockCancelled = make(chan struct{}, 4)
 
-const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+const statelessMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 
 // post sends a raw POST and returns the response, whose body the caller
 // closes.
@@ -98,7 +98,7 @@ func readAll(t *testing.T, resp *http.Response) string {
 	return string(b)
 }
 
-func modernHeaders(method, name string) map[string]string {
+func statelessHeaders(method, name string) map[string]string {
 	h := map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method}
 	if name != "" {
 		h["Mcp-Name"] = name
@@ -125,10 +125,10 @@ func serveHTTP(tb testing.TB, s *server.Server, opts *streamable.Options) (*http
 	return ts, h
 }
 
-func TestModernHTTP(t *testing.T) {
+func TestStatelessHTTP(t *testing.T) {
 	leakcheck.Check(t)
 	ts, _ := newHTTPServer(t, nil)
-	callEcho := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + modernMeta + `,"name":"echo","arguments":{"message":"hi"}}}`
+	callEcho := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + statelessMeta + `,"name":"echo","arguments":{"message":"hi"}}}`
 	tests := []struct {
 		name       string
 		body       string
@@ -137,31 +137,31 @@ func TestModernHTTP(t *testing.T) {
 		want       string
 		wantHeader map[string]string
 	}{
-		{"call as JSON", callEcho, modernHeaders("tools/call", "echo"), 200, `"text":"hi"`, map[string]string{"Content-Type": "application/json"}},
-		{"discover", `{"jsonrpc":"2.0","id":2,"method":"server/discover","params":{` + modernMeta + `}}`, modernHeaders("server/discover", ""), 200, `"supportedVersions"`, nil},
+		{"call as JSON", callEcho, statelessHeaders("tools/call", "echo"), 200, `"text":"hi"`, map[string]string{"Content-Type": "application/json"}},
+		{"discover", `{"jsonrpc":"2.0","id":2,"method":"server/discover","params":{` + statelessMeta + `}}`, statelessHeaders("server/discover", ""), 200, `"supportedVersions"`, nil},
 		{"missing version header", callEcho, map[string]string{"Mcp-Method": "tools/call", "Mcp-Name": "echo"}, 400, `-32020`, nil},
 		{"version header disagrees", callEcho, map[string]string{"MCP-Protocol-Version": "2026-08-01", "Mcp-Method": "tools/call", "Mcp-Name": "echo"}, 400, `-32020`, nil},
-		{"method header disagrees", callEcho, modernHeaders("tools/list", "echo"), 400, `-32020`, nil},
-		{"missing name header", callEcho, modernHeaders("tools/call", ""), 400, `-32020`, nil},
-		{"name header disagrees", callEcho, modernHeaders("tools/call", "other"), 400, `Mcp-Name header value`, nil},
-		{"name header in base64", callEcho, modernHeaders("tools/call", "=?base64?ZWNobw==?="), 200, `"text":"hi"`, nil},
-		{"unknown method", `{"jsonrpc":"2.0","id":3,"method":"nope/nope","params":{` + modernMeta + `}}`, modernHeaders("nope/nope", ""), 404, `-32601`, nil},
-		{"removed method", `{"jsonrpc":"2.0","id":4,"method":"ping","params":{` + modernMeta + `}}`, modernHeaders("ping", ""), 404, `-32601`, nil},
+		{"method header disagrees", callEcho, statelessHeaders("tools/list", "echo"), 400, `-32020`, nil},
+		{"missing name header", callEcho, statelessHeaders("tools/call", ""), 400, `-32020`, nil},
+		{"name header disagrees", callEcho, statelessHeaders("tools/call", "other"), 400, `Mcp-Name header value`, nil},
+		{"name header in base64", callEcho, statelessHeaders("tools/call", "=?base64?ZWNobw==?="), 200, `"text":"hi"`, nil},
+		{"unknown method", `{"jsonrpc":"2.0","id":3,"method":"nope/nope","params":{` + statelessMeta + `}}`, statelessHeaders("nope/nope", ""), 404, `-32601`, nil},
+		{"removed method", `{"jsonrpc":"2.0","id":4,"method":"ping","params":{` + statelessMeta + `}}`, statelessHeaders("ping", ""), 404, `-32601`, nil},
 		{"unsupported version", `{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}`,
 			map[string]string{"MCP-Protocol-Version": "2099-01-01", "Mcp-Method": "tools/list"}, 400, `-32022`, nil},
-		{"param header matches", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{` + modernMeta + `,"name":"region","arguments":{"region":"eu-west","n":42}}}`,
+		{"param header matches", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{` + statelessMeta + `,"name":"region","arguments":{"region":"eu-west","n":42}}}`,
 			map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "region", "Mcp-Param-Region": "eu-west", "Mcp-Param-N": "42.0"}, 200, `"text":"eu-west"`, nil},
-		{"param header missing", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{` + modernMeta + `,"name":"region","arguments":{"region":"eu-west"}}}`,
-			modernHeaders("tools/call", "region"), 400, `Mcp-Param-Region`, nil},
-		{"param header disagrees", `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{` + modernMeta + `,"name":"region","arguments":{"region":"eu-west"}}}`,
+		{"param header missing", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{` + statelessMeta + `,"name":"region","arguments":{"region":"eu-west"}}}`,
+			statelessHeaders("tools/call", "region"), 400, `Mcp-Param-Region`, nil},
+		{"param header disagrees", `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{` + statelessMeta + `,"name":"region","arguments":{"region":"eu-west"}}}`,
 			map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "region", "Mcp-Param-Region": "us-east"}, 400, `-32020`, nil},
-		{"malformed JSON", `{"jsonrpc":`, modernHeaders("tools/call", "echo"), 400, `-32700`, nil},
-		{"duplicate keys", `{"jsonrpc":"2.0","id":9,"id":9,"method":"tools/list"}`, modernHeaders("tools/list", ""), 400, `duplicate`, nil},
+		{"malformed JSON", `{"jsonrpc":`, statelessHeaders("tools/call", "echo"), 400, `-32700`, nil},
+		{"duplicate keys", `{"jsonrpc":"2.0","id":9,"id":9,"method":"tools/list"}`, statelessHeaders("tools/list", ""), 400, `duplicate`, nil},
 		{"wrong content type", callEcho, map[string]string{"Content-Type": "text/plain"}, 415, `Content-Type`, nil},
 		{"not acceptable", callEcho, map[string]string{"Accept": "text/html"}, 406, `Accept`, nil},
 		{"forged origin", callEcho, map[string]string{"Origin": "http://evil.example"}, 403, `Origin`, nil},
 		{"forged host", callEcho, map[string]string{"Host": "evil.example"}, 403, `Host`, nil},
-		{"local origin", callEcho, merge(modernHeaders("tools/call", "echo"), map[string]string{"Origin": "http://localhost:1234"}), 200, `"text":"hi"`, nil},
+		{"local origin", callEcho, merge(statelessHeaders("tools/call", "echo"), map[string]string{"Origin": "http://localhost:1234"}), 200, `"text":"hi"`, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -214,24 +214,24 @@ func merge(a, b map[string]string) map[string]string {
 	return out
 }
 
-func TestModernBodyLimit(t *testing.T) {
+func TestStatelessBodyLimit(t *testing.T) {
 	leakcheck.Check(t)
 	ts, _ := newHTTPServer(t, &streamable.Options{MaxBodyBytes: 1024})
-	big := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + modernMeta + `,"name":"echo","arguments":{"message":"` + strings.Repeat("x", 2000) + `"}}}`
-	resp := post(t, ts.URL, big, modernHeaders("tools/call", "echo"))
+	big := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + statelessMeta + `,"name":"echo","arguments":{"message":"` + strings.Repeat("x", 2000) + `"}}}`
+	resp := post(t, ts.URL, big, statelessHeaders("tools/call", "echo"))
 	body := readAll(t, resp)
 	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(body, "exceeds") {
 		t.Errorf("got %d %s", resp.StatusCode, body)
 	}
 }
 
-// A modern request with progress is answered as an event stream:
+// A stateless request with progress is answered as an event stream:
 // notifications first, then the response.
-func TestModernProgressStream(t *testing.T) {
+func TestStatelessProgressStream(t *testing.T) {
 	leakcheck.Check(t)
 	ts, _ := newHTTPServer(t, nil)
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":"p1","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"progress","arguments":{"steps":3,"delayMs":1}}}`
-	resp := post(t, ts.URL, body, modernHeaders("tools/call", "progress"))
+	resp := post(t, ts.URL, body, statelessHeaders("tools/call", "progress"))
 	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" || resp.Header.Get("X-Accel-Buffering") != "no" {
 		t.Fatalf("content type %q, X-Accel-Buffering %q", ct, resp.Header.Get("X-Accel-Buffering"))
 	}
@@ -244,15 +244,15 @@ func TestModernProgressStream(t *testing.T) {
 	}
 }
 
-// Closing a modern response stream cancels its request.
-func TestModernDisconnectCancels(t *testing.T) {
+// Closing a stateless response stream cancels its request.
+func TestStatelessDisconnectCancels(t *testing.T) {
 	leakcheck.Check(t)
 	ts, _ := newHTTPServer(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
-	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + modernMeta + `,"name":"block"}}`
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + statelessMeta + `,"name":"block"}}`
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
-	for k, v := range modernHeaders("tools/call", "block") {
+	for k, v := range statelessHeaders("tools/call", "block") {
 		req.Header.Set(k, v)
 	}
 	done := make(chan struct{})

@@ -29,7 +29,7 @@ func mismatch(format string, args ...any) *jsonrpc.Error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeHeaderMismatch, Message: "Header mismatch: " + fmt.Sprintf(format, args...)}
 }
 
-// checkHeaders validates the request metadata headers of a modern POST
+// checkHeaders validates the request metadata headers of a stateless POST
 // against its body: "Servers that process the request body MUST reject
 // requests where the values specified in the headers do not match the
 // corresponding values in the request body."

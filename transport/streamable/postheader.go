@@ -7,7 +7,7 @@ import (
 )
 
 // postHeader holds the headers of one POST beyond those every POST of its
-// stream carries (the modern Mcp-Method, Mcp-Name, MCP-Protocol-Version
+// stream carries (the stateless Mcp-Method, Mcp-Name, MCP-Protocol-Version
 // and Mcp-Param-* headers): a few fields, kept in a slice rather than an
 // http.Header so that a message costs one allocation for them.
 type postHeader []headerField

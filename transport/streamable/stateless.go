@@ -14,11 +14,11 @@ import (
 	"github.com/ferrymcp/ferry/transport/sse"
 )
 
-// serveModern serves one stateless POST: the request's own response
+// serveStateless serves one stateless POST: the request's own response
 // stream carries its notifications and its response; closing it cancels
 // the request ("Closing the SSE response stream MUST be treated by the
 // server as cancellation of that request").
-func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) {
+func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) {
 	// The order of the checks follows the specification's: the version
 	// header, the _meta fields, their agreement, the version's support,
 	// then the other mirrored headers.
@@ -62,7 +62,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, m *jsonrpc
 	rs.finish(m.ID, res, err)
 }
 
-// statusFor maps a modern error to its HTTP status: 400 for the errors
+// statusFor maps a stateless error to its HTTP status: 400 for the errors
 // the specification ties to it (header mismatch, missing capability,
 // unsupported version, malformed request), 404 for an unknown method
 // ("it MUST respond with 404 Not Found and a JSON-RPC error with code
@@ -78,7 +78,7 @@ func statusFor(e *jsonrpc.Error) int {
 	return http.StatusOK
 }
 
-// responder is the [server.Peer] of one modern request: it answers with
+// responder is the [server.Peer] of one stateless request: it answers with
 // plain JSON unless something must be sent before the response, and then
 // switches to an event stream.
 type responder struct {

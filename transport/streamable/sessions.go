@@ -274,7 +274,7 @@ func (s *session) newStream(req jsonrpc.ID) *stream {
 // servePost serves a POST of a legacy session.
 func (s *session) servePost(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) {
 	if v := r.Header.Get(headerProtocolVersion); v != "" && m.Method != protocol.MethodInitialize &&
-		(!protocol.IsSupported(v) || protocol.IsModern(v)) {
+		(!protocol.IsSupported(v) || protocol.IsStateless(v)) {
 		// "If the server receives a request with an invalid or
 		// unsupported MCP-Protocol-Version, it MUST respond with 400."
 		writeError(w, http.StatusBadRequest, m.ID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "unsupported MCP-Protocol-Version %q", v))
