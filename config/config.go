@@ -59,6 +59,11 @@ type Server struct {
 	// are never used. Both hold tool names or path.Match patterns.
 	AllowedTools []string `json:"allowedTools,omitempty"`
 	BlockedTools []string `json:"blockedTools,omitempty"`
+	// Isolation is how a gateway shares a stdio server between its
+	// clients: "" or "shared" (one process for all), "session" (one
+	// process per client session, for stateful servers such as browsers
+	// and shells).
+	Isolation string `json:"isolation,omitempty"`
 
 	// Source is the file the entry comes from.
 	Source string `json:"source,omitempty"`

@@ -224,3 +224,16 @@ func TestSplitCommand(t *testing.T) {
 		t.Errorf("%q, want %q", got, want)
 	}
 }
+
+func TestIsolation(t *testing.T) {
+	for in, want := range map[string]string{`"session"`: "session", `"shared"`: "shared", `null`: ""} {
+		f, err := Parse("f.json", []byte(`{"mcpServers": {"a": {"command": "x", "isolation": `+in+`}}}`), nil)
+		if err != nil || f.Servers[0].Err != nil || f.Servers[0].Isolation != want {
+			t.Errorf("isolation %s: %v %v %q, want %q", in, err, f.Servers[0].Err, f.Servers[0].Isolation, want)
+		}
+	}
+	f, err := Parse("f.json", []byte(`{"mcpServers": {"a": {"command": "x", "isolation": "process"}}}`), nil)
+	if err != nil || f.Servers[0].Err == nil || !strings.Contains(f.Servers[0].Err.Error(), "isolation") {
+		t.Errorf("isolation \"process\": %v %v, want an error about isolation", err, f.Servers[0].Err)
+	}
+}

@@ -108,6 +108,14 @@ func (e *entry) read(s *Server) {
 	s.Timeout = e.timeout("timeout")
 	s.AllowedTools = e.firstStrings("allowedTools", "includeTools", "enabledTools")
 	s.BlockedTools = e.firstStrings("blockedTools", "excludeTools", "disabledTools")
+	if iso, ok := e.str("isolation"); ok {
+		switch iso {
+		case "shared", "session":
+			s.Isolation = iso
+		default:
+			e.fail("isolation", fmt.Errorf(`must be "shared" or "session", not %q`, iso))
+		}
+	}
 
 	switch {
 	case hasType:
