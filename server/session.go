@@ -16,6 +16,9 @@ type Session struct {
 	// ID is the transport's session id (the Mcp-Session-Id on HTTP), or "".
 	ID string
 
+	done      chan struct{} // closed by Close
+	closeOnce sync.Once
+
 	mu          sync.Mutex
 	initialized bool // initialize answered
 	ready       bool // notifications/initialized received
@@ -30,7 +33,7 @@ type Session struct {
 // to peer. Transports call it once per connection or HTTP session, and
 // [Session.Close] when it ends.
 func (s *Server) NewSession(peer Peer, id string) *Session {
-	sess := &Session{server: s, peer: peer, ID: id}
+	sess := &Session{server: s, peer: peer, ID: id, done: make(chan struct{})}
 	s.mu.Lock()
 	s.sessions[sess] = struct{}{}
 	s.mu.Unlock()
@@ -42,6 +45,26 @@ func (sess *Session) Close() {
 	sess.server.mu.Lock()
 	delete(sess.server.sessions, sess)
 	sess.server.mu.Unlock()
+	sess.closeOnce.Do(func() { close(sess.done) })
+}
+
+// Done is closed when the session has ended, so that what a program keeps
+// for a session (a gateway's child process, say) can go with it.
+func (sess *Session) Done() <-chan struct{} { return sess.done }
+
+// Sessions returns the legacy sessions that completed initialize and have
+// not ended, for servers that send their clients messages of their own
+// (a gateway passing on an upstream server's log messages).
+func (s *Server) Sessions() []*Session {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]*Session, 0, len(s.sessions))
+	for sess := range s.sessions {
+		if sess.isReady() {
+			out = append(out, sess)
+		}
+	}
+	return out
 }
 
 // Initialized reports whether the session completed initialize.

@@ -83,6 +83,14 @@ const notifyTimeout = 5 * time.Second
 // listChanged tells the clients that want to know that a list changed.
 func (s *Server) listChanged(method string) { s.broadcast(method, "") }
 
+// NotifyListChanged tells the clients that want to know that the tools,
+// prompts or resources changed, for servers whose lists change outside
+// the registries (a gateway whose upstream server's list changed): method
+// is the notification's, such as [protocol.NotificationToolsListChanged].
+// Legacy sessions get the notification, stateless clients on the
+// subscriptions/listen streams that asked for it.
+func (s *Server) NotifyListChanged(method string) { s.listChanged(method) }
+
 // ResourceUpdated tells the clients subscribed to uri that it changed:
 // legacy sessions that sent resources/subscribe and stateless listen streams
 // whose resourceSubscriptions name it.
