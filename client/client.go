@@ -128,6 +128,9 @@ type Client struct {
 	// headers; toolHeaders holds which, per tool, from tools/list.
 	mirrors     bool
 	toolHeaders map[string][]mcpheader.Param
+	// recycler is the stream, when it takes back the memory of answers
+	// (CallBorrowed).
+	recycler jsonrpc.Recycler
 }
 
 // Connect opens t, finds out the server's protocol era and version, and
@@ -161,9 +164,10 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 		return nil, err
 	}
 	c.stream = stream
-	if m, ok := stream.(interface{ MirrorsHeaders() bool }); ok {
+	if m, ok := jsonrpc.As[jsonrpc.HeaderMirror](stream); ok {
 		c.mirrors = m.MirrorsHeaders()
 	}
+	c.recycler, _ = jsonrpc.As[jsonrpc.Recycler](stream)
 	c.conn = jsonrpc.NewConn(context.WithoutCancel(ctx), stream, &jsonrpc.ConnOptions{
 		Handler:     &handler{c: c},
 		MaxInFlight: c.opts.MaxInFlight,

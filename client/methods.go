@@ -206,8 +206,8 @@ func (c *Client) CallBorrowed(ctx context.Context, name string, args any, use fu
 		return err
 	}
 	err = use(res)
-	if r, ok := c.stream.(jsonrpc.Recycler); ok {
-		r.Recycle(m)
+	if c.recycler != nil {
+		c.recycler.Recycle(m)
 	}
 	return err
 }

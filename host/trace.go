@@ -1,7 +1,6 @@
 package host
 
 import (
-	"context"
 	"sync"
 	"time"
 
@@ -40,14 +39,13 @@ const maxPending = 4096
 // TraceStream wraps s so that sink sees every message that crosses it,
 // with the latency of each answer. sink is called from the reading
 // goroutine or the writer, before the message is delivered or sent; it
-// must not block for long.
+// must not block for long. The wrapper keeps every capability of s
+// (jsonrpc.Observe), so that a traced connection takes the same paths as
+// an untraced one.
 func TraceStream(s jsonrpc.Stream, server string, sink func(*TraceEvent)) jsonrpc.Stream {
-	t := &traced{Stream: s, server: server, sink: sink,
+	t := &tracer{server: server, sink: sink,
 		sent: map[jsonrpc.ID]pending{}, recv: map[jsonrpc.ID]pending{}}
-	if m, ok := s.(interface{ MirrorsHeaders() bool }); ok {
-		return &tracedMirror{traced: t, m: m}
-	}
-	return t
+	return jsonrpc.Observe(s, jsonrpc.Observer{Message: t.trace})
 }
 
 type pending struct {
@@ -55,8 +53,8 @@ type pending struct {
 	at     time.Time
 }
 
-type traced struct {
-	jsonrpc.Stream
+// tracer turns the messages of one stream into TraceEvents.
+type tracer struct {
 	server string
 	sink   func(*TraceEvent)
 
@@ -65,31 +63,7 @@ type traced struct {
 	recv map[jsonrpc.ID]pending // requests we received, awaiting ours
 }
 
-// tracedMirror keeps the header-mirroring mark of an HTTP stream.
-type tracedMirror struct {
-	*traced
-	m interface{ MirrorsHeaders() bool }
-}
-
-// MirrorsHeaders reports what the wrapped stream does.
-func (t *tracedMirror) MirrorsHeaders() bool { return t.m.MirrorsHeaders() }
-
-// Read reads the next message and traces it.
-func (t *traced) Read() (*jsonrpc.Message, error) {
-	m, err := t.Stream.Read()
-	if err == nil && m != nil {
-		t.trace(m, false)
-	}
-	return m, err
-}
-
-// Write traces the message and sends it.
-func (t *traced) Write(ctx context.Context, m *jsonrpc.Message) error {
-	t.trace(m, true)
-	return t.Stream.Write(ctx, m)
-}
-
-func (t *traced) trace(m *jsonrpc.Message, out bool) {
+func (t *tracer) trace(m *jsonrpc.Message, out bool) {
 	raw, err := jsonrpc.AppendMessage(nil, m)
 	if err != nil {
 		raw = nil

@@ -127,7 +127,8 @@ type Conn struct {
 	work       chan *incoming // hands requests, and the reading turn, to idle workers
 	readTurn   *incoming      // sent on work: the worker becomes the reader
 	workers    sync.WaitGroup
-	batcher    Batcher // the stream, when it batches answers
+	batcher    Batcher   // the stream, when it batches answers
+	requester  Requester // the stream, when it answers calls directly
 	turn       turnGuard
 	// interrupter is the stream, when calls may read their answers
 	// (ConnOptions.CallerReads); see callerturn.go.
@@ -241,11 +242,12 @@ func NewConn(ctx context.Context, stream Stream, opts *ConnOptions) *Conn {
 	}
 	c.handler = c.opts.Handler
 	c.deadlines.epoch = time.Now()
-	c.batcher, _ = stream.(Batcher)
+	c.batcher, _ = As[Batcher](stream)
+	c.requester, _ = As[Requester](stream)
 	c.turn.tick.fn = c.turnTick
 	c.park.tick.fn = c.parkTick
-	if _, requester := stream.(Requester); c.opts.CallerReads && !requester {
-		c.interrupter, _ = stream.(ReadInterrupter)
+	if c.opts.CallerReads && c.requester == nil {
+		c.interrupter, _ = As[ReadInterrupter](stream)
 	}
 	if c.handler == nil {
 		c.handler = HandlerFunc(func(ctx context.Context, m *Message) (any, error) {
@@ -883,8 +885,8 @@ func (c *Conn) call(ctx context.Context, method string, params any, d time.Durat
 	} else if params != nil {
 		req.Body = params
 	}
-	if rq, ok := c.stream.(Requester); ok {
-		r, err := rq.Request(ctx, req)
+	if c.requester != nil {
+		r, err := c.requester.Request(ctx, req)
 		if err != nil {
 			c.forget(id)
 			if cerr := c.Err(); cerr != nil {

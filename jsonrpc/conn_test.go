@@ -271,7 +271,7 @@ func TestCancelSendsNotification(t *testing.T) {
 			_, err := client.Call(cctx, "x", nil)
 			errc <- err
 		}()
-		req = peer.recvMsg()
+		peer.recvMsg()
 		ccancel(errors.New("user pressed stop"))
 		if err := <-errc; err == nil || err.Error() != "user pressed stop" {
 			t.Errorf("Call = %v", err)
@@ -823,8 +823,7 @@ func TestPeerEOF(t *testing.T) {
 
 // errStream is a stream whose Read fails.
 type errStream struct {
-	err    error
-	closed chan struct{}
+	err error
 }
 
 func (s *errStream) Read() (*Message, error)               { return nil, s.err }

@@ -138,21 +138,12 @@ func (r *Request) Logger() *slog.Logger {
 // holding a long-lived connection"). It reports whether the transport
 // could; other transports cannot.
 func (r *Request) CloseStream() bool {
-	c, ok := r.peer.(interface{ Stream() jsonrpc.Stream })
+	p, ok := r.peer.(*connPeer)
 	if !ok {
 		return false
 	}
-	st := c.Stream()
-	for {
-		if sc, ok := st.(interface{ CloseRequestStream(id jsonrpc.ID) bool }); ok {
-			return sc.CloseRequestStream(r.ID)
-		}
-		u, ok := st.(interface{ Unwrap() jsonrpc.Stream })
-		if !ok {
-			return false
-		}
-		st = u.Unwrap()
-	}
+	sc, ok := jsonrpc.As[jsonrpc.RequestStreamCloser](p.Stream())
+	return ok && sc.CloseRequestStream(r.ID)
 }
 
 // Elicit asks the client's user for input: a form (Mode "form" or empty,

@@ -33,10 +33,9 @@ func (s *Server) Connect(ctx context.Context, stream jsonrpc.Stream) *jsonrpc.Co
 // sessions (an HTTP session's Mcp-Session-Id): it also returns the legacy
 // session of the connection, whose ID is id.
 func (s *Server) ConnectSession(ctx context.Context, stream jsonrpc.Stream, id string) (*jsonrpc.Conn, *Session) {
-	in := &inputEnd{Stream: stream, ended: make(chan struct{})}
-	in.batcher, _ = stream.(jsonrpc.Batcher)
+	ended := make(chan struct{})
 	h := &connHandler{server: s, ready: make(chan struct{})}
-	conn := jsonrpc.NewConn(ctx, in, &jsonrpc.ConnOptions{
+	conn := jsonrpc.NewConn(ctx, watchInputEnd(stream, ended), &jsonrpc.ConnOptions{
 		Handler:        h,
 		MaxInFlight:    s.opts.MaxInFlight,
 		ReplyToInvalid: true,
@@ -45,7 +44,7 @@ func (s *Server) ConnectSession(ctx context.Context, stream jsonrpc.Stream, id s
 		Logger:         s.log,
 	})
 	h.session = s.NewSession(conn, id)
-	h.peer = &connPeer{Conn: conn, inputEnded: in.ended}
+	h.peer = &connPeer{Conn: conn, inputEnded: ended}
 	close(h.ready)
 	go func() {
 		<-conn.Done()
@@ -78,37 +77,18 @@ type connPeer struct {
 	inputEnded chan struct{}
 }
 
-// inputEnd is a stream that tells when the client closed its side
-// cleanly (io.EOF): no request can come after it, not even the
-// notifications/cancelled that would end a subscriptions/listen stream,
-// which would otherwise hold the connection open for the whole drain.
-type inputEnd struct {
-	jsonrpc.Stream
-	batcher jsonrpc.Batcher // the stream, when it batches answers
-	once    sync.Once
-	ended   chan struct{}
-}
-
-// Buffered and WriteBuffered pass on the stream's [jsonrpc.Batcher].
-func (s *inputEnd) Buffered() bool { return s.batcher != nil && s.batcher.Buffered() }
-
-func (s *inputEnd) WriteBuffered(ctx context.Context, m *jsonrpc.Message) error {
-	if s.batcher == nil {
-		return s.Stream.Write(ctx, m)
-	}
-	return s.batcher.WriteBuffered(ctx, m)
-}
-
-// Unwrap returns the stream underneath, for the optional interfaces a
-// transport's stream implements.
-func (s *inputEnd) Unwrap() jsonrpc.Stream { return s.Stream }
-
-func (s *inputEnd) Read() (*jsonrpc.Message, error) {
-	m, err := s.Stream.Read()
-	if errors.Is(err, io.EOF) {
-		s.once.Do(func() { close(s.ended) })
-	}
-	return m, err
+// watchInputEnd wraps stream so that ended is closed once the client
+// closed its side cleanly (io.EOF): no request can come after it, not even
+// the notifications/cancelled that would end a subscriptions/listen
+// stream, which would otherwise hold the connection open for the whole
+// drain. The wrapper keeps every capability of stream (jsonrpc.Observe).
+func watchInputEnd(stream jsonrpc.Stream, ended chan struct{}) jsonrpc.Stream {
+	var once sync.Once
+	return jsonrpc.Observe(stream, jsonrpc.Observer{ReadError: func(err error) {
+		if errors.Is(err, io.EOF) {
+			once.Do(func() { close(ended) })
+		}
+	}})
 }
 
 // inputEnded returns a channel closed once the client of a connection
