@@ -24,6 +24,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ferrymcp/ferry/jsonrpc"
@@ -61,12 +62,28 @@ func Check(w http.ResponseWriter, r *http.Request, opts *Options) bool {
 func Refusal(r *http.Request, opts *Options) string {
 	loopback := ListensOnLoopback(r)
 	if loopback && !IsLoopbackHost(HostOnly(r.Host)) && !slices.Contains(opts.AllowedHosts, r.Host) {
-		return "forbidden: Host " + r.Host + " is not allowed"
+		return "forbidden: Host " + quote(r.Host) + " is not allowed"
 	}
-	if origin := r.Header.Get("Origin"); origin != "" && !originAllowed(origin, r, loopback, opts) {
-		return "forbidden: Origin " + origin + " is not allowed"
+	// Every Origin header is checked: a request may carry two, and a
+	// check of the first alone would let the second through to whatever
+	// reads it later (a proxy, a middleware, the handler).
+	origins := r.Header.Values("Origin")
+	if len(origins) > 1 {
+		return "forbidden: more than one Origin header"
+	}
+	if len(origins) == 1 && !originAllowed(origins[0], r, loopback, opts) {
+		return "forbidden: Origin " + quote(origins[0]) + " is not allowed"
 	}
 	return ""
+}
+
+// quote bounds and quotes a header value for an error message: it is the
+// peer's text, which may be long or hold control characters.
+func quote(s string) string {
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return strconv.Quote(s)
 }
 
 func originAllowed(origin string, r *http.Request, loopback bool, opts *Options) bool {

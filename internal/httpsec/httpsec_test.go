@@ -57,3 +57,33 @@ func TestCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckEveryOrigin: a second Origin header cannot slip past a check
+// of the first.
+func TestCheckEveryOrigin(t *testing.T) {
+	loop := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}
+	tests := []struct {
+		name    string
+		origins []string
+		ok      bool
+	}{
+		{"one allowed", []string{"http://localhost:3000"}, true},
+		{"allowed then foreign", []string{"http://localhost:3000", "http://evil.example"}, false},
+		{"foreign then allowed", []string{"http://evil.example", "http://localhost:3000"}, false},
+		{"two allowed", []string{"http://localhost:3000", "http://127.0.0.1:3000"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest("POST", "/mcp", nil)
+			r.Host = "127.0.0.1:8080"
+			for _, o := range tt.origins {
+				r.Header.Add("Origin", o)
+			}
+			r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, loop))
+			w := httptest.NewRecorder()
+			if got := Check(w, r, nil); got != tt.ok {
+				t.Fatalf("Check(%q) = %v, want %v (%s)", tt.origins, got, tt.ok, w.Body)
+			}
+		})
+	}
+}
