@@ -27,10 +27,24 @@ type Vars struct {
 //	${userHome}, ${workspaceFolder}, ${workspaceFolderBasename}, ${/}
 //
 // Text without "${" is returned as it is. A reference to a variable that is
-// not set fails with a *[MissingVarError].
+// not set fails with a *[MissingVarError]. Defaults may nest up to
+// [MaxNesting] references deep: the expansion then takes time linear in
+// the length of s (each level scans its own text once).
 func (v *Vars) Expand(s string) (string, error) {
+	return v.expand(s, 0)
+}
+
+// MaxNesting bounds how deep references may nest in defaults
+// (${A:-${B:-...}}): no configuration needs more, and without a bound a
+// line of nested defaults costs time quadratic in its length.
+const MaxNesting = 16
+
+func (v *Vars) expand(s string, depth int) (string, error) {
 	if !strings.Contains(s, "${") {
 		return s, nil
+	}
+	if depth >= MaxNesting {
+		return "", fmt.Errorf("references nested more than %d deep", MaxNesting)
 	}
 	var b strings.Builder
 	for {
@@ -40,11 +54,15 @@ func (v *Vars) Expand(s string) (string, error) {
 			return b.String(), nil
 		}
 		b.WriteString(s[:i])
-		end := closingBrace(s, i+2)
+		end, inner := closingBrace(s, i+2)
 		if end < 0 {
-			return "", fmt.Errorf("unterminated reference %q", s[i:])
+			return "", fmt.Errorf("unterminated reference %q", shorten(s[i:]))
 		}
-		val, err := v.resolve(s[i+2 : end])
+		if depth+1+inner > MaxNesting {
+			// Found in this one scan, before any level below is looked at.
+			return "", fmt.Errorf("references nested more than %d deep", MaxNesting)
+		}
+		val, err := v.resolve(s[i+2:end], depth)
 		if err != nil {
 			return "", err
 		}
@@ -53,26 +71,36 @@ func (v *Vars) Expand(s string) (string, error) {
 	}
 }
 
+// shorten cuts a piece of a configuration for an error message.
+func shorten(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "…"
+	}
+	return s
+}
+
 // closingBrace returns the index of the "}" that closes a reference whose
-// body starts at from, skipping nested references, or -1.
-func closingBrace(s string, from int) int {
+// body starts at from, skipping nested references, or -1; and how deep
+// the references inside it nest.
+func closingBrace(s string, from int) (end, inner int) {
 	depth := 0
 	for j := from; j < len(s); j++ {
 		switch {
 		case s[j] == '$' && j+1 < len(s) && s[j+1] == '{':
 			depth++
+			inner = max(inner, depth)
 			j++
 		case s[j] == '}':
 			if depth == 0 {
-				return j
+				return j, inner
 			}
 			depth--
 		}
 	}
-	return -1
+	return -1, inner
 }
 
-func (v *Vars) resolve(ref string) (string, error) {
+func (v *Vars) resolve(ref string, depth int) (string, error) {
 	name, def, hasDef, emptyIsUnset := ref, "", false, false
 	if k := strings.Index(ref, ":-"); k >= 0 {
 		name, def, hasDef, emptyIsUnset = ref[:k], ref[k+2:], true, true
@@ -94,13 +122,13 @@ func (v *Vars) resolve(ref string) (string, error) {
 		}
 		if strings.HasPrefix(name, "input:") {
 			if hasDef {
-				return v.Expand(def)
+				return v.expand(def, depth+1)
 			}
 			return "", &MissingVarError{Name: name}
 		}
 	}
 	if !isName(name) {
-		return "", fmt.Errorf("invalid reference ${%s}", ref)
+		return "", fmt.Errorf("invalid reference ${%s}", shorten(ref))
 	}
 	lookup := v.Lookup
 	if lookup == nil {
@@ -111,7 +139,7 @@ func (v *Vars) resolve(ref string) (string, error) {
 		return val, nil
 	}
 	if hasDef {
-		return v.Expand(def)
+		return v.expand(def, depth+1)
 	}
 	return "", &MissingVarError{Name: name}
 }

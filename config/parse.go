@@ -47,87 +47,156 @@ func Load(path string, opts *Options) (*File, error) {
 // history it keeps, but not this far).
 const maxFileSize = 64 << 20
 
+// Bounds of what one file may hold: the memory [Parse] takes grows with
+// the servers it reads, and these keep that a small multiple of what a
+// real configuration holds, whatever the file.
+const (
+	// MaxServers bounds the servers of one file.
+	MaxServers = 1024
+	// MaxEntryBytes bounds one server's entry, as written in the file.
+	MaxEntryBytes = 1 << 20
+	// MaxItems bounds the items of an array or object in an entry (args,
+	// env, headers, tool lists): a system refuses to start a program with
+	// more than a few megabytes of arguments and environment anyway.
+	MaxItems = 4096
+)
+
 // Parse reads a configuration file's content. The error is about the file
 // as a whole (not JSON, no server object); a problem with one entry is in
 // that entry's Err, so that the other entries can still be used.
+//
+// The file is read in one pass that copies nothing but the entries of
+// servers: what else it holds (the history of ~/.claude.json, the
+// projects of other folders) is only scanned.
 func Parse(path string, data []byte, opts *Options) (*File, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
-	fail := func(err error) (*File, error) { return nil, &Error{File: path, Err: err} }
 	if len(data) > maxFileSize {
-		return fail(fmt.Errorf("larger than %d bytes", maxFileSize))
+		return nil, &Error{File: path, Err: fmt.Errorf("larger than %d bytes", maxFileSize)}
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a BOM
 	clean := stripJSONC(data)
-	top, err := members(clean, 0)
-	if err != nil {
-		return nil, syntaxError(path, clean, err)
-	}
-	p := &parser{file: path, vars: opts.Vars, dir: filepath.Dir(path)}
+	p := &parser{file: path, vars: opts.Vars, dir: filepath.Dir(path), project: opts.Project}
 	if p.vars.Workspace == "" {
 		p.vars.Workspace = workspaceOf(path)
 	}
-	f := &File{Path: path}
-	found := false
-	for _, m := range top {
-		switch m.name {
-		case "mcpServers", "servers":
-			servers, err := members(m.value, m.offset)
-			if err != nil {
-				if errors.Is(err, errNotObject) {
-					return fail(fmt.Errorf("%q must be an object of servers", m.name))
-				}
-				return nil, syntaxError(path, clean, err)
-			}
-			if !found {
-				f.Format = m.name
-			}
-			found = true
-			for _, s := range servers {
-				f.Servers = append(f.Servers, p.server(s.name, s.value))
-			}
-		case "projects":
-			// Claude Code's ~/.claude.json keeps the servers of each
-			// project under its path.
-			if opts.Project == "" {
-				continue
-			}
-			projects, err := members(m.value, m.offset)
-			if err != nil {
-				continue
-			}
-			for _, pr := range projects {
-				if pr.name != opts.Project {
-					continue
-				}
-				inner, err := members(pr.value, pr.offset)
-				if err != nil {
-					continue
-				}
-				for _, in := range inner {
-					if in.name != "mcpServers" {
-						continue
-					}
-					servers, err := members(in.value, in.offset)
-					if err != nil {
-						continue
-					}
-					found = true
-					if f.Format == "" {
-						f.Format = "mcpServers"
-					}
-					for _, s := range servers {
-						f.Servers = append(f.Servers, p.server(s.name, s.value))
-					}
-				}
-			}
+	p.f = &File{Path: path}
+	// Names are checked for duplicates where it matters (servers, and
+	// within an entry): the decoder's own check would keep every name of
+	// the file in memory.
+	dec := jsontext.NewDecoder(bytes.NewBuffer(clean), jsontext.AllowDuplicateNames(true))
+	err := eachMember(dec, p.top)
+	switch {
+	case errors.Is(err, errTooMany):
+		err = nil // the file is refused: p.fileErr says why
+	case err == nil:
+		if _, terr := dec.ReadToken(); terr != io.EOF {
+			err = &posError{off: dec.InputOffset(), err: errors.New("unexpected data after the top-level object")}
 		}
 	}
-	if !found {
-		return fail(ErrNoServers)
+	switch {
+	case err != nil:
+		return nil, syntaxError(path, clean, err)
+	case p.fileErr != nil:
+		return nil, &Error{File: path, Err: p.fileErr}
+	case !p.found:
+		return nil, &Error{File: path, Err: ErrNoServers}
 	}
-	return f, nil
+	return p.f, nil
+}
+
+// top reads a member of the file's top-level object.
+func (p *parser) top(dec *jsontext.Decoder, name string) error {
+	switch name {
+	case "mcpServers", "servers":
+		if dec.PeekKind() != '{' {
+			if p.fileErr == nil {
+				p.fileErr = fmt.Errorf("%q must be an object of servers", name)
+			}
+			return dec.SkipValue()
+		}
+		if !p.found {
+			p.f.Format = name
+		}
+		p.found = true
+		return eachMember(dec, p.entry)
+	case "projects":
+		// Claude Code's ~/.claude.json keeps the servers of each project
+		// under its path.
+		if p.project == "" || dec.PeekKind() != '{' {
+			return dec.SkipValue()
+		}
+		return eachMember(dec, func(dec *jsontext.Decoder, name string) error {
+			if name != p.project || dec.PeekKind() != '{' {
+				return dec.SkipValue()
+			}
+			return eachMember(dec, func(dec *jsontext.Decoder, name string) error {
+				if name != "mcpServers" || dec.PeekKind() != '{' {
+					return dec.SkipValue()
+				}
+				p.found = true
+				if p.f.Format == "" {
+					p.f.Format = "mcpServers"
+				}
+				return eachMember(dec, p.entry)
+			})
+		})
+	}
+	return dec.SkipValue()
+}
+
+// entry reads one server's entry.
+func (p *parser) entry(dec *jsontext.Decoder, name string) error {
+	if len(p.f.Servers) >= MaxServers {
+		p.fileErr = fmt.Errorf("more than %d servers", MaxServers)
+		return errTooMany
+	}
+	if p.names == nil {
+		p.names = map[string]bool{}
+	}
+	off := dec.InputOffset()
+	raw, err := dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	if p.names[name] {
+		return &posError{off: off, err: fmt.Errorf("duplicate object member name %q", name)}
+	}
+	p.names[name] = true
+	if len(raw) > MaxEntryBytes {
+		p.f.Servers = append(p.f.Servers, &Server{Name: name, Source: p.file, Err: &Error{File: p.file, Server: name,
+			Err: fmt.Errorf("the entry's %d bytes exceed the limit of %d", len(raw), MaxEntryBytes)}})
+		return nil
+	}
+	p.f.Servers = append(p.f.Servers, p.server(name, raw))
+	return nil
+}
+
+// eachMember calls fn for each member of the object that comes next,
+// which must read or skip the member's value; errNotObject when what
+// comes next is not an object.
+func eachMember(dec *jsontext.Decoder, fn func(dec *jsontext.Decoder, name string) error) error {
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return offsetError(err, dec)
+	}
+	if tok.Kind() != '{' {
+		return errNotObject
+	}
+	for dec.PeekKind() != '}' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return offsetError(err, dec)
+		}
+		if err := fn(dec, tok.String()); err != nil {
+			return offsetError(err, dec)
+		}
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return offsetError(err, dec)
+	}
+	return nil
 }
 
 // workspaceOf is the project folder of a configuration file.
@@ -144,47 +213,31 @@ func workspaceOf(path string) string {
 }
 
 type member struct {
-	name   string
-	value  jsontext.Value
-	offset int64 // of value in the whole file
+	name  string
+	value jsontext.Value // a slice of the object it was read from
 }
 
-var errNotObject = errors.New("not an object")
+var (
+	errNotObject = errors.New("not an object")
+	errTooMany   = errors.New("too many members") // ends the reading of an object refused
+)
 
-// members returns the members of a JSON object in their order. base is
-// the offset of raw in the file, for error positions.
-func members(raw []byte, base int64) ([]member, error) {
-	dec := jsontext.NewDecoder(bytes.NewReader(raw))
-	tok, err := dec.ReadToken()
-	if err != nil {
-		return nil, offsetError(err, base, dec)
-	}
-	if tok.Kind() != '{' {
-		return nil, errNotObject
-	}
+// members returns the members of a JSON object in their order, their
+// values slices of raw; errTooMany when there are more than max.
+func members(raw []byte, max int) ([]member, error) {
+	dec := jsontext.NewDecoder(bytes.NewBuffer(raw))
 	var out []member
-	for dec.PeekKind() != '}' {
-		tok, err := dec.ReadToken()
-		if err != nil {
-			return nil, offsetError(err, base, dec)
+	err := eachMember(dec, func(dec *jsontext.Decoder, name string) error {
+		if len(out) == max {
+			return errTooMany
 		}
-		name := tok.String()
 		v, err := dec.ReadValue()
-		if err != nil {
-			return nil, offsetError(err, base, dec)
+		if err == nil {
+			out = append(out, member{name: name, value: v})
 		}
-		off := dec.InputOffset() - int64(len(v))
-		out = append(out, member{name: name, value: bytes.Clone(v), offset: base + off})
-	}
-	if _, err := dec.ReadToken(); err != nil {
-		return nil, offsetError(err, base, dec)
-	}
-	if base == 0 {
-		if _, err := dec.ReadToken(); err != io.EOF {
-			return nil, &posError{off: dec.InputOffset(), err: errors.New("unexpected data after the top-level object")}
-		}
-	}
-	return out, nil
+		return err
+	})
+	return out, err
 }
 
 // posError is a syntax error at an offset of the file.
@@ -195,15 +248,19 @@ type posError struct {
 
 func (e *posError) Error() string { return e.err.Error() }
 
-func offsetError(err error, base int64, dec *jsontext.Decoder) error {
+func offsetError(err error, dec *jsontext.Decoder) error {
+	var pe *posError
+	if errors.As(err, &pe) || errors.Is(err, errNotObject) || errors.Is(err, errTooMany) {
+		return err
+	}
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		return &posError{off: base + dec.InputOffset(), err: errors.New("unexpected end of JSON")}
+		return &posError{off: dec.InputOffset(), err: errors.New("unexpected end of JSON")}
 	}
 	var se *jsontext.SyntacticError
 	if errors.As(err, &se) {
-		return &posError{off: base + se.ByteOffset, err: se.Err}
+		return &posError{off: se.ByteOffset, err: se.Err}
 	}
-	return &posError{off: base + dec.InputOffset(), err: err}
+	return &posError{off: dec.InputOffset(), err: err}
 }
 
 func syntaxError(path string, data []byte, err error) error {

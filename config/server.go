@@ -1,8 +1,10 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net/url"
 	"os"
@@ -18,9 +20,15 @@ import (
 
 // parser holds what every entry of a file shares.
 type parser struct {
-	file string
-	dir  string
-	vars Vars
+	file    string
+	dir     string
+	vars    Vars
+	project string // Options.Project
+
+	f       *File
+	found   bool            // a servers object was found
+	names   map[string]bool // of the servers read
+	fileErr error           // a problem with the file as a whole
 }
 
 // entry is one server being read; err keeps the first problem.
@@ -148,6 +156,7 @@ func (e *entry) check(s *Server) {
 		if s.Command == "" {
 			e.fail("command", errors.New(`a stdio server needs a "command"`))
 		}
+		e.checkExec(s)
 	case HTTP, SSE:
 		if s.URL == "" {
 			e.fail("url", fmt.Errorf(`a %s server needs a "url"`, s.Transport))
@@ -158,6 +167,32 @@ func (e *entry) check(s *Server) {
 			e.fail(e.urlKey, err)
 		} else if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 			e.fail(e.urlKey, fmt.Errorf("%q is not an http or https URL", s.URL))
+		}
+	}
+}
+
+// checkExec refuses what the system cannot pass to a program, which
+// would otherwise fail only when the server starts, and look like a
+// server that is unreachable: a NUL byte anywhere, and environment names
+// that are empty or hold "=" (which would set another variable than the
+// one named) or a line break.
+func (e *entry) checkExec(s *Server) {
+	if strings.IndexByte(s.Command, 0) >= 0 {
+		e.fail("command", errors.New("holds a NUL byte"))
+	}
+	for i, a := range s.Args {
+		if strings.IndexByte(a, 0) >= 0 {
+			e.fail(fmt.Sprintf("args[%d]", i), errors.New("holds a NUL byte"))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+		switch {
+		case k == "":
+			e.fail("env", errors.New("an environment variable's name is empty"))
+		case strings.ContainsAny(k, "=\x00\r\n"):
+			e.fail("env", fmt.Errorf("%q is not a valid environment variable name (no \"=\", NUL or line break)", k))
+		case strings.IndexByte(s.Env[k], 0) >= 0:
+			e.fail("env."+k, errors.New("holds a NUL byte"))
 		}
 	}
 }
@@ -280,14 +315,26 @@ func (e *entry) strings(key string) []string {
 	if !ok || raw.Kind() == 'n' {
 		return nil
 	}
-	var items []jsontext.Value
-	if err := json.Unmarshal(raw, &items); err != nil {
+	if raw.Kind() != '[' {
 		e.fail(key, fmt.Errorf("must be an array of strings, not %s", kindName(raw)))
 		return nil
 	}
-	out := make([]string, 0, len(items))
-	for i, it := range items {
-		if s, ok := e.scalar(fmt.Sprintf("%s[%d]", key, i), it); ok {
+	// Item by item, as slices of raw: an array of many small items costs
+	// the strings it holds, not a value of each besides.
+	dec := jsontext.NewDecoder(bytes.NewBuffer(raw))
+	var out []string
+	dec.ReadToken()
+	for i := 0; dec.PeekKind() != ']'; i++ {
+		if i == MaxItems {
+			e.fail(key, fmt.Errorf("more than %d items", MaxItems))
+			return out
+		}
+		it, err := dec.ReadValue()
+		if err != nil {
+			e.fail(key, err)
+			return out
+		}
+		if s, ok := e.scalar(key+"["+strconv.Itoa(i)+"]", it); ok {
 			out = append(out, s)
 		}
 	}
@@ -309,7 +356,11 @@ func (e *entry) stringMap(key string) map[string]string {
 	if !ok || raw.Kind() == 'n' {
 		return nil
 	}
-	ms, err := members(raw, 0)
+	ms, err := members(raw, MaxItems)
+	if errors.Is(err, errTooMany) {
+		e.fail(key, fmt.Errorf("more than %d items", MaxItems))
+		return nil
+	}
 	if err != nil {
 		e.fail(key, fmt.Errorf("must be an object of strings, not %s", kindName(raw)))
 		return nil
@@ -337,9 +388,11 @@ func (e *entry) headers(key string) map[string]string {
 	switch raw.Kind() {
 	case '{':
 		h := e.stringMap(key)
-		for k := range h {
+		for _, k := range slices.Sorted(maps.Keys(h)) {
 			if !validHeaderName(k) {
 				e.fail(key+"."+k, fmt.Errorf("%q is not a valid header name", k))
+			} else if strings.ContainsAny(h[k], "\x00\r\n") {
+				e.fail(key+"."+k, errors.New("the value holds a line break or a NUL byte"))
 			}
 		}
 		return h
