@@ -24,6 +24,7 @@ import (
 	"github.com/ferrymcp/ferry/internal/mcpheader"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/transport/httperr"
 )
 
 // Transport opens the stream a client talks over: a launched subprocess
@@ -254,12 +255,18 @@ func (c *Client) handshake(ctx context.Context) error {
 var errProbeTimeout = errors.New("no answer to server/discover in time")
 
 // isLegacySign reports whether a failed probe means "legacy server": any
-// error that is not a recognised stateless one ("The fallback MUST NOT be
-// keyed to one specific error code"), or no answer in time. A closed
-// connection is not: the server is gone.
+// error answer that is not a recognised stateless one ("The fallback MUST
+// NOT be keyed to one specific error code"), a refusal by HTTP status
+// other than 401 and 403 (which initialize would get too), or no answer
+// in time. A closed connection or a network failure is not: the server
+// is gone.
 func isLegacySign(err error) bool {
 	if errors.Is(err, errProbeTimeout) {
 		return true
+	}
+	var se *httperr.StatusError
+	if errors.As(err, &se) {
+		return se.StatusCode != 401 && se.StatusCode != 403
 	}
 	var e *jsonrpc.Error
 	return errors.As(err, &e) && e.Code != jsonrpc.CodeUnsupportedProtocolVersion

@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/ferrymcp/ferry/jsonrpc"
+	"github.com/ferrymcp/ferry/transport/httperr"
 )
 
 // Transport reaches an MCP server over the HTTP with SSE transport of
@@ -46,25 +47,10 @@ type Transport struct {
 var ErrNoEndpoint = errors.New("sse: the server sent no endpoint event")
 
 // StatusError is an HTTP request of the transport that the server
-// refused.
-type StatusError struct {
-	Method     string // GET or POST
-	URL        string
-	StatusCode int
-	// Body is the start of the response body.
-	Body string
-}
-
-func (e *StatusError) Error() string {
-	msg := fmt.Sprintf("sse: %s %s: %s", e.Method, e.URL, http.StatusText(e.StatusCode))
-	if e.StatusCode != 0 && http.StatusText(e.StatusCode) == "" {
-		msg = fmt.Sprintf("sse: %s %s: HTTP %d", e.Method, e.URL, e.StatusCode)
-	}
-	if e.Body != "" {
-		msg += ": " + e.Body
-	}
-	return msg
-}
+// refused: the one error type of ferry's HTTP client transports for a
+// refusal by HTTP status, with the status code, the start of the body and
+// the WWW-Authenticate header.
+type StatusError = httperr.StatusError
 
 // Dial opens an HTTP with SSE session at url: [Transport.Open] with
 // those settings. A Streamable HTTP client falls back to it as the
@@ -218,12 +204,14 @@ func port(u *url.URL) string {
 // statusError reads the start of a refused request's body and closes it.
 func statusError(resp *http.Response) error {
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
 	return &StatusError{
-		Method:     resp.Request.Method,
-		URL:        resp.Request.URL.String(),
-		StatusCode: resp.StatusCode,
-		Body:       strings.TrimSpace(string(b)),
+		Method:          resp.Request.Method,
+		URL:             resp.Request.URL.String(),
+		StatusCode:      resp.StatusCode,
+		Status:          resp.Status,
+		Body:            httperr.Excerpt(b, resp.Header.Get("Content-Type")),
+		WWWAuthenticate: strings.Join(resp.Header.Values("WWW-Authenticate"), ", "),
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/ferrymcp/ferry/internal/mcpheader"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/transport/httperr"
 	"github.com/ferrymcp/ferry/transport/sse"
 )
 
@@ -26,6 +28,13 @@ import (
 // and when even initialize is refused with 400, 404 or 405 without a
 // stateless error body, the Transport falls back to the HTTP+SSE transport of
 // 2024-11-05 on the same URL.
+//
+// A call fails with a *[jsonrpc.Error] only when the server answered it
+// with a JSON-RPC error. A request refused with an HTTP status and no
+// JSON-RPC error in the body fails with a *[httperr.StatusError] (a 401
+// with its WWW-Authenticate header), and a network failure keeps its
+// cause: errors.Is(err, syscall.ECONNREFUSED) for a server that is not
+// listening, io.EOF or io.ErrUnexpectedEOF for one gone mid-answer.
 type Transport struct {
 	// URL is the MCP endpoint, e.g. "http://localhost:3000/mcp".
 	URL string
@@ -167,11 +176,6 @@ func (cs *clientStream) deliver(ctx context.Context, m *jsonrpc.Message) bool {
 	}
 }
 
-// fail answers request id with an error made up on this side.
-func (cs *clientStream) fail(id jsonrpc.ID, code int64, format string, args ...any) {
-	cs.deliver(cs.ctx, &jsonrpc.Message{ID: id, Error: jsonrpc.NewError(code, format, args...)})
-}
-
 // setHeaders adds to a GET's h the stream's headers, the session's and
 // the negotiated MCP-Protocol-Version, unless the Transport's Header sets it.
 func (cs *clientStream) setHeaders(h http.Header, sid string) {
@@ -225,9 +229,9 @@ func (cs *clientStream) Request(ctx context.Context, m *jsonrpc.Message) (*jsonr
 	if err != nil {
 		return nil, err
 	}
-	reply := cs.roundTrip(ctx, m.ID, m.Method, body, hdr, true)
+	reply, err := cs.roundTrip(ctx, m.ID, m.Method, body, hdr, true)
 	cs.recycle(m, body)
-	return reply, nil
+	return reply, err
 }
 
 func (cs *clientStream) Write(ctx context.Context, m *jsonrpc.Message) error {
@@ -244,13 +248,14 @@ func (cs *clientStream) Write(ctx context.Context, m *jsonrpc.Message) error {
 	if m.IsRequest() {
 		// The round trip runs on the caller's goroutine (the Conn's Call
 		// is waiting for its answer anyway): no goroutine per request,
-		// and the caller's context aborts the HTTP request.
-		reply := cs.roundTrip(ctx, m.ID, m.Method, body, hdr, true)
+		// and the caller's context aborts the HTTP request. A request
+		// that got no answer fails the Write, and with it the call.
+		reply, err := cs.roundTrip(ctx, m.ID, m.Method, body, hdr, true)
 		cs.recycle(m, body)
 		if reply != nil {
 			cs.deliver(ctx, reply)
 		}
-		return nil
+		return err
 	}
 	err = cs.send(ctx, body, hdr)
 	cs.recycle(m, body)
@@ -352,15 +357,41 @@ const getReadyWait = 2 * time.Second
 func (cs *clientStream) send(ctx context.Context, body []byte, hdr postHeader) error {
 	resp, err := cs.post(ctx, body, hdr)
 	if err != nil {
-		return err
+		return postError("", err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode >= 300 {
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return fmt.Errorf("streamable: POST answered %s: %s", resp.Status, bytes.TrimSpace(msg))
+		raw, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyBytes))
+		return cs.statusError(http.MethodPost, resp, raw)
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
 	return nil
+}
+
+// errorBodyBytes bounds what is read of a refusal's body that is not a
+// JSON-RPC error.
+const errorBodyBytes = 4 << 10
+
+// statusError describes a refused request to the endpoint, from the
+// start of its body.
+func (cs *clientStream) statusError(method string, resp *http.Response, body []byte) *httperr.StatusError {
+	return &httperr.StatusError{Method: method, URL: cs.t.URL, StatusCode: resp.StatusCode, Status: resp.Status,
+		Body:            httperr.Excerpt(body, resp.Header.Get("Content-Type")),
+		WWWAuthenticate: strings.Join(resp.Header.Values("WWW-Authenticate"), ", ")}
+}
+
+// postError is the error of a POST that got no HTTP answer: it keeps its
+// cause (errors.Is(err, syscall.ECONNREFUSED)), without net/http's
+// *url.Error, whose text repeats the URL.
+func postError(method string, err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	if method == "" {
+		return fmt.Errorf("streamable: POST: %w", err)
+	}
+	return fmt.Errorf("streamable: POST %s: %w", method, err)
 }
 
 func (cs *clientStream) post(ctx context.Context, body []byte, hdr postHeader) (*http.Response, error) {
@@ -419,16 +450,17 @@ func (cs *clientStream) fixedHead(sid string) ([]byte, error) {
 	return cs.head, cs.headErr
 }
 
-// roundTrip POSTs a request and delivers what the server answers.
-func (cs *clientStream) roundTrip(ctx context.Context, id jsonrpc.ID, method string, body []byte, hdr postHeader, mayRetry bool) *jsonrpc.Message {
+// roundTrip POSTs a request and returns what the server answers: the
+// answer, or nil when it was delivered through Read (with what came on
+// the same event stream) or comes through the HTTP+SSE fallback; or an
+// error when no answer came.
+func (cs *clientStream) roundTrip(ctx context.Context, id jsonrpc.ID, method string, body []byte, hdr postHeader, mayRetry bool) (*jsonrpc.Message, error) {
 	resp, err := cs.post(ctx, body, hdr)
 	if err != nil {
 		if ctx.Err() != nil {
-			cs.cancelled(id, ctx)
-			return nil
+			return nil, cs.cancelled(id, ctx)
 		}
-		cs.fail(id, jsonrpc.CodeInternalError, "POST %s: %v", method, err)
-		return nil
+		return nil, postError(method, err)
 	}
 	defer resp.Body.Close()
 	switch {
@@ -436,32 +468,13 @@ func (cs *clientStream) roundTrip(ctx context.Context, id jsonrpc.ID, method str
 		// "When a client receives HTTP 404 in response to a request
 		// containing an MCP-Session-Id, it MUST start a new session."
 		if err := cs.reinitialize(ctx); err != nil {
-			cs.fail(id, jsonrpc.CodeInternalError, "the server ended the session, and opening a new one failed: %v", err)
-			return nil
+			return nil, fmt.Errorf("streamable: the server ended the session, and opening a new one failed: %w", err)
 		}
 		return cs.roundTrip(ctx, id, method, body, hdr, false)
 	case resp.StatusCode >= 400:
-		raw, _ := io.ReadAll(io.LimitReader(resp.Body, int64(cs.max)))
-		em, perr := jsonrpc.Decode(raw, jsonrpc.Limits{MaxSize: cs.max})
-		statelessBody := perr == nil && em.Error != nil && isStatelessError(em.Error.Code)
-		if method == protocol.MethodInitialize && !statelessBody && !cs.t.DisableSSEFallback &&
-			(resp.StatusCode == http.StatusBadRequest || resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed) {
-			// "If it fails with HTTP status code 400 Bad Request, 404 Not
-			// Found, or 405 Method Not Allowed and the response body is
-			// not a recognized modern JSON-RPC error: Issue a GET request
-			// to the server URL, expecting ... an endpoint event."
-			if cs.fallBack(ctx, id, body) {
-				return nil
-			}
-		}
-		if perr == nil && em.Error != nil {
-			return &jsonrpc.Message{ID: id, Error: em.Error}
-		}
-		cs.fail(id, jsonrpc.CodeInvalidRequest, "HTTP %s: %s", resp.Status, snippet(raw))
-		return nil
+		return cs.refused(ctx, id, method, body, resp)
 	case resp.StatusCode == http.StatusAccepted:
-		cs.fail(id, jsonrpc.CodeInternalError, "the server accepted a request without answering it (202)")
-		return nil
+		return nil, fmt.Errorf("streamable: the server accepted %s without answering it (202)", method)
 	}
 	if method == protocol.MethodInitialize {
 		if sid := resp.Header.Get(headerSessionID); sid != "" {
@@ -474,31 +487,51 @@ func (cs *clientStream) roundTrip(ctx context.Context, id jsonrpc.ID, method str
 	if mt != "application/json" && mt != "text/event-stream" {
 		mt, _, _ = mime.ParseMediaType(mt)
 	}
-	switch mt {
-	case "text/event-stream":
-		cs.readStream(ctx, id, method, resp.Body, "")
-		return nil
-	default:
-		raw, _, err := cs.answers.read(resp.Body, resp.ContentLength, cs.max)
-		if err != nil {
-			cs.fail(id, jsonrpc.CodeInternalError, "reading the answer to %s: %v", method, err)
-			return nil
-		}
-		if len(raw) > cs.max {
-			cs.fail(id, jsonrpc.CodeInternalError, "the answer to %s exceeds %d bytes", method, cs.max)
-			return nil
-		}
-		m, err := jsonrpc.Decode(raw, jsonrpc.Limits{MaxSize: cs.max})
-		if err != nil {
-			cs.fail(id, jsonrpc.CodeParseError, "invalid answer to %s: %v", method, err)
-			return nil
-		}
-		if method == protocol.MethodInitialize {
-			cs.received(m)
-		}
-		m.Buffer = raw // for Recycle, which keeps only what the pool would
-		return m
+	if mt == "text/event-stream" {
+		return nil, cs.readStream(ctx, id, method, resp.Body, "")
 	}
+	raw, _, err := cs.answers.read(resp.Body, resp.ContentLength, cs.max)
+	if err != nil {
+		return nil, fmt.Errorf("streamable: reading the answer to %s: %w", method, err)
+	}
+	if len(raw) > cs.max {
+		return nil, fmt.Errorf("streamable: the answer to %s exceeds %d bytes", method, cs.max)
+	}
+	m, err := jsonrpc.Decode(raw, jsonrpc.Limits{MaxSize: cs.max})
+	if err != nil {
+		// %v: the answer is broken, which is not the server's JSON-RPC
+		// error.
+		return nil, fmt.Errorf("streamable: invalid answer to %s: %v", method, err)
+	}
+	if method == protocol.MethodInitialize {
+		cs.received(m)
+	}
+	m.Buffer = raw // for Recycle, which keeps only what the pool would
+	return m, nil
+}
+
+// refused handles a request answered with an HTTP error status: a
+// JSON-RPC error in the body is the answer; an initialize refused by a
+// server of the HTTP+SSE transport falls back to it; anything else is a
+// *httperr.StatusError.
+func (cs *clientStream) refused(ctx context.Context, id jsonrpc.ID, method string, body []byte, resp *http.Response) (*jsonrpc.Message, error) {
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, int64(cs.max)))
+	em, perr := jsonrpc.Decode(raw, jsonrpc.Limits{MaxSize: cs.max})
+	statelessBody := perr == nil && em.Error != nil && isStatelessError(em.Error.Code)
+	if method == protocol.MethodInitialize && !statelessBody && !cs.t.DisableSSEFallback &&
+		(resp.StatusCode == http.StatusBadRequest || resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed) {
+		// "If it fails with HTTP status code 400 Bad Request, 404 Not
+		// Found, or 405 Method Not Allowed and the response body is
+		// not a recognized modern JSON-RPC error: Issue a GET request
+		// to the server URL, expecting ... an endpoint event."
+		if cs.fallBack(ctx, id, body) {
+			return nil, nil
+		}
+	}
+	if perr == nil && em.Error != nil {
+		return &jsonrpc.Message{ID: id, Error: em.Error}, nil
+	}
+	return nil, cs.statusError(http.MethodPost, resp, raw[:min(len(raw), errorBodyBytes)])
 }
 
 // Recycle takes back the body of an answer that came as plain JSON, once
@@ -526,31 +559,25 @@ var defaultClient = &http.Client{Transport: &http.Transport{
 	ReadBufferSize:      64 << 10,
 }}
 
-// cancelled answers a call whose context ended during its round trip.
-// Closing the stream is the stateless way to cancel; a legacy session is
-// told with notifications/cancelled, since there "disconnection SHOULD
-// NOT be interpreted as the client cancelling its request".
-func (cs *clientStream) cancelled(id jsonrpc.ID, ctx context.Context) {
-	cs.fail(id, jsonrpc.CodeInternalError, "cancelled: %v", context.Cause(ctx))
+// cancelled ends a call whose context ended during its round trip, and
+// returns the context's cause. Closing the stream is the stateless way
+// to cancel; a legacy session is told with notifications/cancelled, since
+// there "disconnection SHOULD NOT be interpreted as the client cancelling
+// its request".
+func (cs *clientStream) cancelled(id jsonrpc.ID, ctx context.Context) error {
+	cause := context.Cause(ctx)
 	if !cs.hasSession() {
-		return
+		return cause
 	}
 	note, err := jsonrpc.AppendMessage(nil, &jsonrpc.Message{Method: protocol.NotificationCancelled,
-		Body: &protocol.CancelledParams{RequestID: id, Reason: context.Cause(ctx).Error()}})
+		Body: &protocol.CancelledParams{RequestID: id, Reason: cause.Error()}})
 	if err != nil {
-		return
+		return cause
 	}
 	nctx, cancel := context.WithTimeout(cs.ctx, 2*time.Second)
 	defer cancel()
 	cs.send(nctx, note, nil)
-}
-
-func snippet(b []byte) string {
-	b = bytes.TrimSpace(b)
-	if len(b) > 300 {
-		b = append(b[:300:300], "…"...)
-	}
-	return string(b)
+	return cause
 }
 
 // isStatelessError reports whether an error code identifies a stateless server
@@ -590,8 +617,9 @@ func (cs *clientStream) received(m *jsonrpc.Message) {
 // readStream reads an event stream answering request id, and resumes it
 // with GET and Last-Event-ID when the connection breaks before the
 // answer, honouring the server's retry delay (legacy sessions only: a
-// stateless stream that breaks loses its request).
-func (cs *clientStream) readStream(ctx context.Context, id jsonrpc.ID, method string, body io.Reader, lastID string) {
+// stateless stream that breaks loses its request). It returns an error when
+// the answer did not come.
+func (cs *clientStream) readStream(ctx context.Context, id jsonrpc.ID, method string, body io.Reader, lastID string) error {
 	retry := time.Second
 	for attempt := 0; ; attempt++ {
 		answered, last, r, err := cs.readEvents(ctx, id, method, body)
@@ -601,11 +629,14 @@ func (cs *clientStream) readStream(ctx context.Context, id jsonrpc.ID, method st
 		if r > 0 {
 			retry = r
 		}
-		if answered || ctx.Err() != nil {
-			return
+		if answered {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return cs.cancelled(id, ctx)
 		}
 		if !id.IsValid() {
-			return
+			return nil
 		}
 		max := cs.t.MaxReconnects
 		if max <= 0 {
@@ -615,22 +646,20 @@ func (cs *clientStream) readStream(ctx context.Context, id jsonrpc.ID, method st
 			if err == nil {
 				err = io.ErrUnexpectedEOF
 			}
-			cs.fail(id, jsonrpc.CodeInternalError, "the stream answering %s ended before its response: %v", method, err)
-			return
+			return fmt.Errorf("streamable: the stream answering %s ended before its response: %w", method, err)
 		}
 		// "The client MUST respect the retry field, waiting the given
 		// number of milliseconds before attempting to reconnect."
 		select {
 		case <-time.After(retry):
 		case <-ctx.Done():
-			return
+			return cs.cancelled(id, ctx)
 		case <-cs.closed:
-			return
+			return fmt.Errorf("streamable: the stream answering %s ended before its response: %w", method, jsonrpc.ErrClosed)
 		}
 		resp, gerr := cs.get(ctx, lastID)
 		if gerr != nil {
-			cs.fail(id, jsonrpc.CodeInternalError, "resuming the stream answering %s: %v", method, gerr)
-			return
+			return fmt.Errorf("streamable: resuming the stream answering %s: %w", method, gerr)
 		}
 		body = resp.Body
 		defer resp.Body.Close()
@@ -694,8 +723,9 @@ func (cs *clientStream) get(ctx context.Context, lastID string) (*http.Response,
 		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
+		raw, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyBytes))
 		resp.Body.Close()
-		return nil, fmt.Errorf("GET answered %s", resp.Status)
+		return nil, cs.statusError(http.MethodGet, resp, raw)
 	}
 	return resp, nil
 }
@@ -733,7 +763,8 @@ func (cs *clientStream) openGET() <-chan struct{} {
 			resp, err := cs.get(cs.ctx, lastID)
 			readyOnce.Do(func() { close(ready) })
 			if err != nil {
-				if cs.ctx.Err() != nil || strings.Contains(err.Error(), "405") {
+				var se *httperr.StatusError
+				if cs.ctx.Err() != nil || errors.As(err, &se) && se.StatusCode == http.StatusMethodNotAllowed {
 					return
 				}
 				failures++
@@ -776,7 +807,8 @@ func (cs *clientStream) reinitialize(ctx context.Context) error {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("initialize answered %s", resp.Status)
+		raw, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyBytes))
+		return cs.statusError(http.MethodPost, resp, raw)
 	}
 	sid := resp.Header.Get(headerSessionID)
 	if sid == "" {
