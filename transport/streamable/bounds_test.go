@@ -1,6 +1,7 @@
 package streamable_test
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"runtime"
@@ -8,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/transport/streamable"
 )
 
@@ -68,5 +71,83 @@ func TestBodyMemoryGrowsWithBytes(t *testing.T) {
 	t.Logf("%d requests announcing %d MiB, each sending 100 bytes: %d KiB held", conns, announced>>20, held>>10)
 	if held > conns*256<<10 {
 		t.Errorf("%d stalled requests held %d KiB: memory taken for bytes announced, not arrived", conns, held>>10)
+	}
+}
+
+// gatedAnswer is a ResponseWriter whose writes block, after the first,
+// until the gate opens: a client that stopped reading for a while.
+type gatedAnswer struct {
+	answer
+	mu     sync.Mutex
+	writes int
+	gate   chan struct{}
+	body   strings.Builder
+}
+
+func (g *gatedAnswer) Write(p []byte) (int, error) {
+	g.mu.Lock()
+	g.writes++
+	first := g.writes == 1
+	g.mu.Unlock()
+	if !first {
+		<-g.gate
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.body.Write(p)
+	return g.answer.Write(p)
+}
+
+// floodServer has a tool that sends n log messages of size bytes before
+// its answer, and tells when it is done.
+func floodServer(n, size int, done chan<- struct{}) *server.Server {
+	s := server.New(protocol.Implementation{Name: "flood", Version: "1"}, nil)
+	server.AddTool(s, &protocol.Tool{Name: "flood"}, func(ctx context.Context, req *server.Request, in struct{}) (string, error) {
+		defer func() { done <- struct{}{} }()
+		for i := range n {
+			req.Progress(ctx, float64(i), float64(n), strings.Repeat("p", size))
+		}
+		return "the answer", nil
+	})
+	return s
+}
+
+// TestLegacyAnswerOutlivesNotifications: when a legacy client reads its
+// stream slower than the tool sends notifications, the event store drops
+// notifications, never the call's answer (on a12c33f the stream ended
+// without it: "events were dropped before they could be sent").
+func TestLegacyAnswerOutlivesNotifications(t *testing.T) {
+	const n, size, store = 400, 1 << 10, 64 << 10 // 400 KiB of progress for a 64 KiB store
+	done := make(chan struct{}, 1)
+	h := streamable.NewHandler(floodServer(n, size, done), &streamable.Options{EventStoreBytes: store})
+	defer h.Close()
+	init := serveDirect(h, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`), nil)
+	sid := init.header.Get("Mcp-Session-Id")
+	hdr := map[string]string{"Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-11-25"}
+	serveDirect(h, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), hdr)
+
+	r, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":1},"name":"flood"}}`))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range hdr {
+		r.Header.Set(k, v)
+	}
+	g := &gatedAnswer{answer: answer{header: http.Header{}}, gate: make(chan struct{})}
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		h.ServeHTTP(g, r)
+	}()
+	<-done // every notification and the answer are queued
+	close(g.gate)
+	<-served
+	body := g.body.String()
+	progress := strings.Count(body, "notifications/progress")
+	t.Logf("%d of %d progress notifications reached the client, answer: %v", progress, n, strings.Contains(body, "the answer"))
+	if !strings.Contains(body, `"text":"the answer"`) {
+		t.Fatalf("the answer was dropped; the stream (%d bytes) ends with %q", len(body), body[max(0, len(body)-200):])
+	}
+	if progress*size > 2*store {
+		t.Errorf("%d progress notifications kept in a store of %d bytes", progress, store)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -52,7 +51,7 @@ type stream struct {
 	num   int64
 	req   jsonrpc.ID // zero for the GET stream
 	sse   bool       // its events go to the store and out as SSE
-	early [][]byte   // messages queued before that was decided
+	early []event    // messages queued before that was decided (data and keep only)
 	seq   int64      // last sequence number given out
 	final bool       // the response was queued
 	done  bool       // its response was written out
@@ -208,7 +207,7 @@ func (s *session) Write(ctx context.Context, m *jsonrpc.Message) error {
 	if st == nil {
 		return fmt.Errorf("streamable: no stream to send %s on: the client has no GET stream open", describe(m))
 	}
-	s.push(st, b, m.IsResponse())
+	s.push(st, b, m.IsResponse(), !m.IsNotification())
 	return nil
 }
 
@@ -219,16 +218,18 @@ func describe(m *jsonrpc.Message) string {
 	return "a response"
 }
 
-// push queues an encoded message on a stream. Callers hold s.mu.
-func (s *session) push(st *stream, b []byte, final bool) {
+// push queues an encoded message on a stream; keep marks one that must
+// not be dropped to make room for notifications (an answer, a request).
+// Callers hold s.mu.
+func (s *session) push(st *stream, b []byte, final, keep bool) {
 	if !final {
 		s.startWriter(st)
 	}
 	if st.sse {
 		st.seq++
-		s.store.add(event{stream: st.num, seq: st.seq, data: b})
+		s.store.add(event{stream: st.num, seq: st.seq, data: b, keep: keep})
 	} else {
-		st.early = append(st.early, b)
+		st.early = append(st.early, event{data: b, keep: keep})
 	}
 	if final {
 		st.final = true
@@ -342,7 +343,7 @@ func (s *session) serveInline(w http.ResponseWriter, st *stream, m *jsonrpc.Mess
 		return
 	}
 	if body != nil {
-		s.push(st, body, true)
+		s.push(st, body, true, true)
 	} else {
 		st.final = true
 		st.signal()
@@ -451,9 +452,6 @@ func newReader() int64 {
 	return nextReader
 }
 
-// errLost ends a stream whose reader fell behind the event store.
-var errLost = errors.New("streamable: events were dropped before they could be sent")
-
 // serveStream writes a stream to one HTTP response, from after seq, until
 // its response was written (request streams), the client goes away, or
 // the session ends. A request stream whose only message is its response
@@ -492,7 +490,7 @@ func (s *session) serveStream(w http.ResponseWriter, r *http.Request, st *stream
 		}
 		if !st.sse && (len(st.early) > 0 || st.hangUp) {
 			if allowJSON && !s.h.opts.AlwaysSSE && st.final && len(st.early) == 1 {
-				body := st.early[0]
+				body := st.early[0].data
 				st.early = nil
 				delete(s.streams, st.num)
 				s.mu.Unlock()
@@ -503,19 +501,24 @@ func (s *session) serveStream(w http.ResponseWriter, r *http.Request, st *stream
 			// Something comes before the response: switch to SSE, the
 			// queued messages becoming the stream's first events.
 			st.sse = true
-			for _, b := range st.early {
+			for _, e := range st.early {
 				st.seq++
-				s.store.add(event{stream: st.num, seq: st.seq, data: b})
+				e.stream, e.seq = st.num, st.seq
+				s.store.add(e)
 			}
 			st.early = nil
 		}
 		var events []event
-		lost := false
+		lost := int64(0)
+		last := written // the sequence number of the last event to write
 		if st.sse {
 			events = s.store.after(st.num, written)
-			lost = int64(len(events)) < st.seq-written
+			if len(events) > 0 {
+				last = events[len(events)-1].seq
+			}
+			lost = last - written - int64(len(events))
 		}
-		finished := st.final && st.sse && written+int64(len(events)) >= st.seq
+		finished := st.final && st.sse && last >= st.seq
 		hangUp := st.hangUp && !finished
 		st.hangUp = false
 		s.mu.Unlock()
@@ -532,9 +535,11 @@ func (s *session) serveStream(w http.ResponseWriter, r *http.Request, st *stream
 			}
 			flush(w)
 		}
-		if lost {
-			s.h.log.Warn("streamable: stream reader fell behind", "session", s.id, "error", errLost)
-			return
+		if lost > 0 {
+			// The client reads slower than the server sends, and the store
+			// dropped notifications it had not read: they are lost, the
+			// answer and requests are not (see eventStore).
+			s.h.log.Warn("streamable: notifications dropped for a client that reads slowly", "session", s.id, "dropped", lost)
 		}
 		if len(events) > 0 {
 			buf = buf[:0]

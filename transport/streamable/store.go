@@ -1,29 +1,44 @@
 package streamable
 
+import "slices"
+
 // event is one message sent on a legacy SSE stream, kept so that a client
 // that lost the connection can resume with Last-Event-ID.
 type event struct {
 	stream int64
 	seq    int64
 	data   []byte // the encoded JSON-RPC message
+	// keep marks an answer or a request, which the store does not drop
+	// to make room for notifications.
+	keep bool
 }
 
 // eventStore keeps the most recent events of one session, across its
-// streams, within a byte budget: older events are dropped first. A stream
-// whose reader falls behind the budget cannot be resumed exactly, and is
-// ended instead of silently skipping messages.
+// streams, within a byte budget: older events are dropped first. A
+// notification may thus be lost to a client that reads slower than the
+// server sends (a stream of progress, say), as it may be on any network;
+// answers and requests are not dropped for notifications: the budget
+// pushes them out of the ring into kept, which has a budget of the same
+// size of its own, for the answers and requests of every stream of the
+// session, its oldest dropped beyond it.
 type eventStore struct {
-	events []event // oldest first
-	head   int     // index of the oldest live event
-	bytes  int
-	limit  int
+	events    []event // oldest first
+	head      int     // index of the oldest live event
+	bytes     int
+	limit     int
+	kept      []event // answers and requests pushed out of events, oldest first
+	keptBytes int
 }
 
 func (es *eventStore) add(e event) {
 	es.events = append(es.events, e)
 	es.bytes += len(e.data)
 	for es.bytes > es.limit && es.head < len(es.events)-1 {
-		es.bytes -= len(es.events[es.head].data)
+		old := es.events[es.head]
+		es.bytes -= len(old.data)
+		if old.keep {
+			es.keep(old)
+		}
 		es.events[es.head] = event{}
 		es.head++
 	}
@@ -36,15 +51,41 @@ func (es *eventStore) add(e event) {
 	}
 }
 
+// keep moves an answer or a request out of the ring, dropping the oldest
+// kept ones beyond the budget (but never the one just kept).
+func (es *eventStore) keep(e event) {
+	es.kept = append(es.kept, e)
+	es.keptBytes += len(e.data)
+	drop := 0
+	for es.keptBytes > es.limit && drop < len(es.kept)-1 {
+		es.keptBytes -= len(es.kept[drop].data)
+		drop++
+	}
+	if drop > 0 {
+		n := copy(es.kept, es.kept[drop:])
+		clear(es.kept[n:])
+		es.kept = es.kept[:n]
+	}
+}
+
 // after returns the events of stream with a sequence number above seq,
 // in order. Events already dropped are missing: the caller compares the
-// count with the stream's last sequence number.
+// sequence numbers with the stream's.
 func (es *eventStore) after(stream, seq int64) []event {
 	var out []event
+	for _, e := range es.kept {
+		if e.stream == stream && e.seq > seq {
+			out = append(out, e)
+		}
+	}
+	fromKept := len(out) > 0
 	for _, e := range es.events[es.head:] {
 		if e.stream == stream && e.seq > seq {
 			out = append(out, e)
 		}
+	}
+	if fromKept {
+		slices.SortFunc(out, func(a, b event) int { return int(a.seq - b.seq) })
 	}
 	return out
 }
@@ -52,6 +93,11 @@ func (es *eventStore) after(stream, seq int64) []event {
 // has reports whether any event of stream is still kept.
 func (es *eventStore) has(stream int64) bool {
 	for _, e := range es.events[es.head:] {
+		if e.stream == stream {
+			return true
+		}
+	}
+	for _, e := range es.kept {
 		if e.stream == stream {
 			return true
 		}
