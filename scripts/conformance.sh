@@ -4,8 +4,8 @@
 # each at the 2025-11-25 and 2026-07-28 requirements of
 # @modelcontextprotocol/conformance 0.2.0-alpha.12 and with --suite all of
 # 0.1.16 (six runs, see conformance/NOTES.md §1). Each run is checked
-# against its baseline in conformance/expected-failures/ (which may list
-# only client auth/* scenarios: ferry has no OAuth client yet).
+# against its baseline in conformance/expected-failures/ (empty: every
+# scenario passes, the client's authorization ones, auth/*, included).
 #
 # Prints one summary line per run; the suite's own output goes to a log
 # file and is shown (filtered) only when a run fails. Exits non-zero if
@@ -102,30 +102,32 @@ summarize() {
 		line ~ /^[^ ]/ { instale = 0 }
 		instale && line ~ /^  [+] / { name = line; sub(/^  [+] /, "", name); stale = stale " " name }
 		END {
-			scored = 0; passed = 0; xfail = 0; failed = ""
-			n = 0; ok = 0; extauth = 0; list = ""
+			scored = 0; passed = 0; xfail = 0; failed = ""; auth = 0; authok = 0
+			n = 0; ok = 0; extauth = 0; extauthok = 0; list = ""
 			for (i = 1; i <= m; i++) {
 				s = names[i]
 				if (s in notscored) {
 					n++
 					if (state[s] == "pass") ok++
-					if (s ~ /^auth\//) { if (state[s] != "pass") extauth++; continue }
+					if (s ~ /^auth\//) { extauth++; if (state[s] == "pass") extauthok++; continue }
 					if (s ~ /^tasks-/) { tasks++; if (state[s] == "pass") tasksok++; continue }
 					list = list sprintf("%s%s %s", (list == "" ? "" : ", "), s, state[s] == "pass" ? "passes" : "fails")
 					continue
 				}
 				scored++
+				if (s ~ /^auth\//) { auth++; if (state[s] == "pass") authok++ }
 				if (state[s] == "pass") passed++
 				else if (s in expected) xfail++
 				else failed = failed " " s
 			}
-			out = sprintf("%d/%d scenarios passed", passed, scored - xfail)
-			if (xfail) out = out sprintf(", %d auth/* failed as expected (no OAuth client)", xfail)
+			out = sprintf("%d/%d scenarios passed", passed, scored)
+			if (auth) out = out sprintf(" (auth/* %d/%d)", authok, auth)
+			if (xfail) out = out sprintf(", %d failed as the baseline expects", xfail)
 			if (failed != "") out = out ", failing:" failed
 			if (stale != "") out = out ", stale baseline entries (now passing):" stale
 			if (n) {
 				if (tasks) list = list sprintf("%stasks-* extension %d/%d pass", (list == "" ? "" : ", "), tasksok, tasks)
-				if (extauth) list = list sprintf("%s%d auth extensions fail", (list == "" ? "" : ", "), extauth)
+				if (extauth) list = list sprintf("%sauth/* extensions %d/%d pass", (list == "" ? "" : ", "), extauthok, extauth)
 				out = out sprintf("; not scored: %d/%d pass (%s)", ok, n, list)
 			}
 			print out
@@ -134,7 +136,7 @@ summarize() {
 
 # failures LOG OUTDIR NOTSCORED... shows what failed in a run: the suite's
 # summary (without its Total line, passing and not-scored scenarios) and
-# the failing checks of the scenarios that count, auth/* left out.
+# the failing checks of the scenarios that count.
 failures() {
 	local log=$1 out=$2
 	shift 2
@@ -151,7 +153,7 @@ failures() {
 			e.isDirectory() ? walk(path.join(d, e.name)) : e.name === "checks.json" ? [path.join(d, e.name)] : []);
 		for (const f of walk(dir)) {
 			const scenario = path.relative(dir, path.dirname(f)).replace(/-\d{4}-\d\d-\d\dT.*$/, "").replace(/^server-/, "");
-			if (scenario.startsWith("auth/") || notScored.includes(scenario)) continue;
+			if (notScored.includes(scenario)) continue;
 			for (const c of JSON.parse(fs.readFileSync(f, "utf8")))
 				if (c.status === "FAILURE" || c.status === "WARNING")
 					console.log(`    ${scenario}: ${c.id} ${c.status}: ${(c.errorMessage || c.description || "").slice(0, 300)}`);

@@ -6,10 +6,13 @@
 //   - MCP_CONFORMANCE_SCENARIO: the scenario's name;
 //   - MCP_CONFORMANCE_PROTOCOL_VERSION: the wire revision (2025-11-25 or
 //     2026-07-28); absent (older suites) means the legacy era;
-//   - MCP_CONFORMANCE_CONTEXT: scenario data, as JSON (http-custom-headers).
+//   - MCP_CONFORMANCE_CONTEXT: scenario data, as JSON (http-custom-headers,
+//     the credentials of auth/* scenarios).
 //
-// Authorization scenarios (auth/*) are not implemented: ferry has no OAuth
-// client yet, so the command exits with status 2 for them.
+// Authorization scenarios (auth/*) connect through an auth.Authorizer
+// with the grant each tests; the user's browser is played by fetching
+// the authorization URL without following its redirect (the suite's
+// authorization server approves at once).
 //
 //	go build -o /tmp/ferry-conformance-client ./conformance/client
 //	conformance client --command /tmp/ferry-conformance-client --scenario tools_call
@@ -20,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -66,12 +70,14 @@ type run struct {
 	url     string
 	version string
 	log     *slog.Logger
+	// hc makes the HTTP requests; nil means the transport's own.
+	hc *http.Client
 }
 
 // connect opens a client in the run's era with the callbacks every
 // scenario may need.
 func (r *run) connect(ctx context.Context) (*client.Client, error) {
-	return client.Connect(ctx, &streamable.Transport{URL: r.url, Logger: r.log}, &client.Options{
+	return client.Connect(ctx, &streamable.Transport{URL: r.url, Client: r.hc, Logger: r.log}, &client.Options{
 		Info:            protocol.Implementation{Name: "ferry-conformance-client", Version: "0.1.0"},
 		ProtocolVersion: r.version,
 		Logger:          r.log,
@@ -133,7 +139,7 @@ func fillForm(schema jsontext.Value, content map[string]any) {
 
 func (r *run) scenario(ctx context.Context, name string) error {
 	if strings.HasPrefix(name, "auth/") {
-		return fmt.Errorf("%w: authorization (OAuth) flows", errUnsupported)
+		return r.authScenario(ctx, name)
 	}
 	switch name {
 	case "initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry",

@@ -1,0 +1,130 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+)
+
+// Loopback returns an Authorize function for AuthorizationCode that
+// receives the authorization server's redirect on this machine (RFC 8252
+// §7.3): it listens on the redirect URI's loopback address and port,
+// calls open with the authorization URL (to open a browser, or print the
+// URL for the user), and waits for the redirect, answering the browser
+// with a page that says the window may be closed.
+//
+// The redirect URI must be http://127.0.0.1:PORT/PATH, http://[::1]:...,
+// or http://localhost:... (then both 127.0.0.1 and ::1 are listened on,
+// since a browser may resolve localhost to either).
+func Loopback(open func(ctx context.Context, authURL string) error) func(ctx context.Context, authURL, redirectURL string) (url.Values, error) {
+	return func(ctx context.Context, authURL, redirectURL string) (url.Values, error) {
+		l, err := ListenLoopback(redirectURL)
+		if err != nil {
+			return nil, err
+		}
+		defer l.Close()
+		if err := open(ctx, authURL); err != nil {
+			return nil, err
+		}
+		return l.Wait(ctx)
+	}
+}
+
+// A LoopbackListener receives one authorization response on a loopback
+// redirect URI.
+type LoopbackListener struct {
+	path   string
+	srv    *http.Server
+	ls     []net.Listener
+	once   sync.Once
+	result chan url.Values
+}
+
+// ListenLoopback listens on the address of redirectURL.
+func ListenLoopback(redirectURL string) (*LoopbackListener, error) {
+	u, err := url.Parse(redirectURL)
+	if err != nil {
+		return nil, fmt.Errorf("auth: the redirect URI: %w", err)
+	}
+	host, port := u.Hostname(), u.Port()
+	if u.Scheme != "http" || !isLoopback(host) || port == "" {
+		return nil, fmt.Errorf("auth: the redirect URI %q is not http://127.0.0.1:PORT/... or http://localhost:PORT/...", redirectURL)
+	}
+	hosts := []string{host}
+	if host == "localhost" {
+		hosts = []string{"127.0.0.1", "::1"}
+	}
+	l := &LoopbackListener{path: u.Path, result: make(chan url.Values, 1)}
+	if l.path == "" {
+		l.path = "/"
+	}
+	for i, h := range hosts {
+		ln, err := net.Listen("tcp", net.JoinHostPort(h, port))
+		if err != nil {
+			if i == 0 {
+				return nil, fmt.Errorf("auth: listening for the redirect on %s: %w", net.JoinHostPort(h, port), err)
+			}
+			continue // no IPv6 here
+		}
+		l.ls = append(l.ls, ln)
+	}
+	l.srv = &http.Server{Handler: http.HandlerFunc(l.serve), ReadHeaderTimeout: 10 * time.Second}
+	for _, ln := range l.ls {
+		go l.srv.Serve(ln)
+	}
+	return l, nil
+}
+
+// Wait returns the query of the redirect, when it comes.
+func (l *LoopbackListener) Wait(ctx context.Context) (url.Values, error) {
+	select {
+	case q := <-l.result:
+		return q, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("auth: waiting for the authorization server's redirect: %w", context.Cause(ctx))
+	}
+}
+
+// Close stops listening.
+func (l *LoopbackListener) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	err := l.srv.Shutdown(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = l.srv.Close()
+	}
+	return err
+}
+
+const loopbackPage = `<!doctype html><meta charset="utf-8"><title>%s</title><body style="font-family:sans-serif;margin:3em"><h1>%s</h1><p>%s</p></body>`
+
+func (l *LoopbackListener) serve(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != l.path || r.Method != http.MethodGet {
+		http.NotFound(w, r)
+		return
+	}
+	q := r.URL.Query()
+	first := false
+	l.once.Do(func() {
+		first = true
+		l.result <- q
+	})
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	switch {
+	case !first:
+		fmt.Fprintf(w, loopbackPage, "Already answered", "Already answered", "This login was already answered. You can close this window.")
+	case q.Get("error") != "":
+		// The error itself is not shown: until the client has checked
+		// that the response comes from the authorization server it sent
+		// the user to (RFC 9207), it must not display it.
+		fmt.Fprintf(w, loopbackPage, "Not authorized", "Not authorized", "The authorization did not complete. The terminal says why. You can close this window.")
+	default:
+		fmt.Fprintf(w, loopbackPage, "Authorized", "Authorized", "You can close this window and go back to the terminal.")
+	}
+}
