@@ -184,12 +184,14 @@ func TestEras(t *testing.T) {
 			}
 
 			res, err = c.Call(ctx, "interview", nil)
-			wantInterview := "accept/Ann sampled 2"
 			if !protocol.AtLeast(c.ProtocolVersion(), protocol.Version20250618) {
-				// Elicitation came with 2025-06-18: a tool error says so.
-				wantInterview = "does not support"
-			}
-			if err != nil || !strings.Contains(res.Content[0].Text, wantInterview) {
+				// Elicitation came with 2025-06-18: the protocol error of
+				// a missing capability says so, as in the stateless era.
+				var rpcErr *jsonrpc.Error
+				if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeMissingRequiredClientCapability {
+					t.Errorf("interview: %+v %v, want a missing capability error", res, err)
+				}
+			} else if err != nil || !strings.Contains(res.Content[0].Text, "accept/Ann sampled 2") {
 				t.Errorf("interview: %+v %v", res, err)
 			}
 

@@ -40,6 +40,7 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	gosdkjsonrpc "github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ferrymcp/ferry/jsonrpc"
@@ -322,15 +323,18 @@ func exerciseFerryServer(t *testing.T, ctx context.Context, cs *mcp.ClientSessio
 
 	t.Run("elicitation", func(t *testing.T) {
 		rec.elicit.reset()
-		res := call(t, "ask_name", nil)
 		if !protocol.AtLeast(want, protocol.Version20250618) {
 			// Elicitation came with 2025-06-18: ferry does not ask an
-			// older client, whatever capabilities it declared.
-			if !res.IsError || rec.elicit.len() != 0 {
-				t.Errorf("ask_name in %s = %+v, elicitations %v", want, res, rec.elicit.all())
+			// older client, whatever capabilities it declared, and says
+			// so with the protocol error of a missing capability.
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask_name"})
+			var rpcErr *gosdkjsonrpc.Error
+			if !errors.As(err, &rpcErr) || rpcErr.Code != -32021 || rec.elicit.len() != 0 {
+				t.Errorf("ask_name in %s = %+v, %v, elicitations %v", want, res, err, rec.elicit.all())
 			}
 			return
 		}
+		res := call(t, "ask_name", nil)
 		if got := goSDKText(t, res); got != "Hello, Ada!" {
 			t.Errorf("ask_name = %q (isError %v)", got, res.IsError)
 		}

@@ -51,16 +51,20 @@ func (r *Request) Ask(ctx context.Context, key, method string, params any) (json
 // request, one after the other in the order given. For a stateless request
 // the questions the client has not answered yet go out together in one
 // input_required result: AskAll then returns [ErrInputRequired], which
-// the handler must return, and the handler runs again when the client
-// retries with the answers (code before AskAll must be safe to run
-// twice). Answers of earlier rounds are carried in the sealed
-// requestState, so a handler may ask in several rounds.
+// the handler should return, and the handler runs again when the client
+// retries with the answers (code before AskAll runs again: see [Once]).
+// Answers of earlier rounds are carried in the sealed requestState, so a
+// handler may ask in several rounds.
 //
-// A question whose capability the client did not declare fails the
-// request: with a MissingRequiredClientCapabilityError (stateless) or
-// [ErrClientUnsupported] (legacy). Check [Request.ClientCapabilities]
-// first to ask only what the client can answer. An answer that is not a
-// result of the question's method is an invalid-params error.
+// The errors are the same in both eras, and are protocol errors (a
+// *[jsonrpc.Error] in the chain, which a tool handler that returns them
+// sends as such, not as a tool error):
+//   - a question whose capability the client did not declare:
+//     MissingRequiredClientCapability (-32021), which also matches
+//     [ErrClientUnsupported]. Check [Request.ClientCapabilities] first to
+//     ask only what the client can answer.
+//   - an answer that is not a result of the question's method (an
+//     elicitation answered {"action":"bogus"}): invalid params (-32602).
 func (r *Request) AskAll(ctx context.Context, qs ...Question) (map[string]jsontext.Value, error) {
 	seen := make(map[string]bool, len(qs))
 	for _, q := range qs {
@@ -68,46 +72,17 @@ func (r *Request) AskAll(ctx context.Context, qs ...Question) (map[string]jsonte
 			return nil, fmt.Errorf("server: question keys must be non-empty and unique, got %q", q.Key)
 		}
 		seen[q.Key] = true
-		ok, need, err := r.canAsk(q.Method, q.Params)
-		if err != nil {
+		if err := r.checkCapability(q.Method, q.Params); err != nil {
 			return nil, err
-		}
-		if !ok {
-			if r.stateless {
-				// "Servers MUST NOT send an inputRequests that the client
-				// has not declared support for in its capabilities."
-				return nil, missingCapability(need)
-			}
-			return nil, fmt.Errorf("%w: %s", ErrClientUnsupported, q.Method)
 		}
 	}
 	answers := make(map[string]jsontext.Value, len(qs))
-	if !r.stateless {
-		for _, q := range qs {
-			params := questionParams(q.Params)
-			if ep, ok := q.Params.(*protocol.ElicitParams); ok {
-				params = r.legacyElicitParams(ep)
-			}
-			m, err := r.peer.Call(ctx, q.Method, params)
-			if err != nil {
-				return nil, err
-			}
-			if err := checkAnswer(q.Method, m.Result); err != nil {
-				return nil, fmt.Errorf("invalid %s result from the client: %w", q.Method, err)
-			}
-			answers[q.Key] = m.Result
-		}
-		return answers, nil
-	}
-	if r.mrtr == nil {
-		return nil, fmt.Errorf("server: %s requests cannot ask the client questions", r.Method)
-	}
 	missing := false
 	for _, q := range qs {
-		raw, err := r.mrtr.answerKey(q.Key, q.Method, questionParams(q.Params))
+		raw, err := r.answer(ctx, q)
 		switch {
 		case errors.Is(err, ErrInputRequired):
-			missing = true
+			missing = true // the other questions go out with it
 		case err != nil:
 			return nil, err
 		default:
@@ -120,12 +95,91 @@ func (r *Request) AskAll(ctx context.Context, qs ...Question) (map[string]jsonte
 	return answers, nil
 }
 
-func questionParams(p any) any {
-	if p == nil {
-		return jsontext.Value("{}")
+// ask is [Request.Elicit], [Request.CreateMessage] and
+// [Request.ListRoots]: one question, numbered by its kind and its place
+// among the handler's questions, whose answer is decoded into out.
+func (r *Request) ask(ctx context.Context, kind, method string, params, out any) error {
+	if err := r.checkCapability(method, params); err != nil {
+		return err
 	}
-	return p
+	q := Question{Method: method, Params: params}
+	if r.mrtr != nil {
+		q.Key = r.mrtr.nextKey(kind)
+	}
+	raw, err := r.answer(ctx, q)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return invalidAnswer(method, err)
+	}
+	return nil
 }
+
+// answer is the one place a question is put to the client and its answer
+// checked, in the request's era: a server-to-client request in a legacy
+// session, the answer carried by the retried request (or
+// ErrInputRequired, the question recorded) in a stateless one.
+func (r *Request) answer(ctx context.Context, q Question) (jsontext.Value, error) {
+	params := q.Params
+	if params == nil {
+		params = jsontext.Value("{}")
+	}
+	if r.stateless {
+		if r.mrtr == nil {
+			return nil, fmt.Errorf("server: %s requests cannot ask the client questions", r.Method)
+		}
+		return r.mrtr.answerKey(q.Key, q.Method, params)
+	}
+	if ep, ok := params.(*protocol.ElicitParams); ok {
+		params = r.legacyElicitParams(ep)
+	}
+	m, err := r.peer.Call(ctx, q.Method, params)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkAnswer(q.Method, m.Result); err != nil {
+		return nil, invalidAnswer(q.Method, err)
+	}
+	return m.Result, nil
+}
+
+// invalidAnswer is the error of an answer that is not a result of its
+// question's method, the same in both eras: the client's fault, in the
+// stateless era in the params of its retried request.
+func invalidAnswer(method string, err error) error {
+	return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid answer from the client to %s: %v", method, err)
+}
+
+// checkCapability returns the error of a question whose capability the
+// client did not declare, the same in both eras; nil when it did.
+func (r *Request) checkCapability(method string, params any) error {
+	ok, need, err := r.canAsk(method, params)
+	if err != nil || ok {
+		return err
+	}
+	// "A server MUST NOT rely on capabilities the client has not
+	// declared. If processing a request requires a capability the client
+	// did not include in io.modelcontextprotocol/clientCapabilities, the
+	// server MUST return a MissingRequiredClientCapabilityError" (2026-07-28;
+	// the legacy revisions name no error for it, and get the same one).
+	data, _ := json.Marshal(&protocol.MissingRequiredClientCapabilityData{RequiredCapabilities: need})
+	return &unsupportedError{method: method, rpc: &jsonrpc.Error{
+		Code: jsonrpc.CodeMissingRequiredClientCapability, Message: "Missing required client capability", Data: data}}
+}
+
+// unsupportedError is a question the client cannot answer: both the
+// MissingRequiredClientCapability error sent back and ErrClientUnsupported.
+type unsupportedError struct {
+	method string
+	rpc    *jsonrpc.Error
+}
+
+func (e *unsupportedError) Error() string {
+	return fmt.Sprintf("server: the client did not declare the capability to answer %s (data: %s)", e.method, e.rpc.Data)
+}
+
+func (e *unsupportedError) Unwrap() []error { return []error{ErrClientUnsupported, e.rpc} }
 
 // canAsk reports whether the client declared the capability a question
 // needs, and which capability that is.
@@ -134,23 +188,17 @@ func (r *Request) canAsk(method string, params any) (bool, protocol.ClientCapabi
 	switch method {
 	case protocol.MethodElicit:
 		need := protocol.ClientCapabilities{Elicitation: &protocol.ElicitationCapability{}}
-		var mode struct {
-			Mode string `json:"mode"`
-		}
-		if params != nil {
-			raw, err := json.Marshal(params)
-			if err != nil {
-				return false, need, fmt.Errorf("encoding %s params: %w", method, err)
-			}
-			json.Unmarshal(raw, &mode)
+		mode, err := elicitMode(params)
+		if err != nil {
+			return false, need, err
 		}
 		ok := caps.Elicitation.SupportsForm()
-		if mode.Mode == protocol.ElicitURL {
+		if mode == protocol.ElicitURL {
 			need.Elicitation.URL = map[string]any{}
 			ok = caps.Elicitation.SupportsURL()
 		}
 		if !r.stateless && !protocol.AtLeast(r.ProtocolVersion, protocol.Version20250618) {
-			ok = false
+			ok = false // elicitation came with 2025-06-18
 		}
 		return ok, need, nil
 	case protocol.MethodCreateMessage:
@@ -159,6 +207,26 @@ func (r *Request) canAsk(method string, params any) (bool, protocol.ClientCapabi
 		return caps.Roots != nil, protocol.ClientCapabilities{Roots: &protocol.RootsCapability{}}, nil
 	}
 	return false, protocol.ClientCapabilities{}, fmt.Errorf("server: %q is not a question a server can ask the client", method)
+}
+
+// elicitMode returns the mode of elicitation params, given as a
+// *protocol.ElicitParams or as anything that encodes to them.
+func elicitMode(params any) (string, error) {
+	switch p := params.(type) {
+	case nil:
+		return "", nil
+	case *protocol.ElicitParams:
+		return p.Mode, nil
+	}
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return "", fmt.Errorf("encoding %s params: %w", protocol.MethodElicit, err)
+	}
+	var mode struct {
+		Mode string `json:"mode"`
+	}
+	json.Unmarshal(raw, &mode)
+	return mode.Mode, nil
 }
 
 // checkAnswer checks that raw is a result of method: "Servers SHOULD
@@ -203,11 +271,12 @@ func checkAnswer(method string, raw jsontext.Value) error {
 }
 
 // answerKey returns the client's answer to the question named key, or
-// records the question and returns ErrInputRequired.
+// records the question and returns ErrInputRequired. A null answer is no
+// answer.
 func (m *mrtr) answerKey(key, method string, params any) (jsontext.Value, error) {
 	if raw, ok := m.responses[key]; ok && len(raw) > 0 && string(raw) != "null" {
 		if err := checkAnswer(method, raw); err != nil {
-			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid input response %q to %s: %v", key, method, err)
+			return nil, invalidAnswer(method, fmt.Errorf("input response %q: %w", key, err))
 		}
 		return raw, nil
 	}

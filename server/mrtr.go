@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,16 +19,27 @@ import (
 	"github.com/ferrymcp/ferry/protocol"
 )
 
-// ErrInputRequired is returned by [Request.Elicit], [Request.CreateMessage]
-// and [Request.ListRoots] during a stateless request when the client has not
-// answered yet. The handler must return it (possibly wrapped): the server
-// then sends an input_required result, and runs the handler again when the
-// client retries with the answer.
+// ErrInputRequired is returned by [Request.Elicit], [Request.CreateMessage],
+// [Request.ListRoots] and [Request.AskAll] during a stateless request when
+// the client has not answered yet. The handler should return it (possibly
+// wrapped): the server then sends an input_required result, and runs the
+// handler again when the client retries with the answer.
+//
+// A handler that returns anything else after an unanswered question (a
+// result, or another error, having swallowed ErrInputRequired) cannot lose
+// the question: the server knows it asked, sends the input_required result
+// all the same, and logs a warning to [Options].Logger, since the handler
+// went on without an answer it needed.
 var ErrInputRequired = errors.New("input required from the client")
 
-// ErrClientUnsupported is returned when a handler asks a legacy client for
-// something it did not declare it supports.
-var ErrClientUnsupported = errors.New("the client does not support")
+// ErrClientUnsupported matches (with errors.Is) the error of a question
+// whose capability the client did not declare, in both eras. The same
+// error is also a *[jsonrpc.Error] MissingRequiredClientCapability
+// (-32021), so a handler that returns it sends that protocol error: the
+// class the stateless revision requires ("the server MUST return a
+// MissingRequiredClientCapabilityError"), which the legacy revisions,
+// naming no error for it, get too.
+var ErrClientUnsupported = errors.New("server: the client did not declare the capability")
 
 // mrtr is the multi round-trip state of one stateless request: the answers
 // the client has given so far (carried from round to round in the sealed
@@ -41,27 +53,18 @@ type mrtr struct {
 	responses map[string]jsontext.Value
 	needed    map[string]protocol.InputRequest
 	seq       int
+	// once holds the results of [Once] by key: those of earlier rounds,
+	// from the requestState, and this round's.
+	once map[string]jsontext.Value
 }
 
-// answer returns the client's answer to the next question of the handler,
-// or records the question and returns ErrInputRequired. Questions are
-// numbered in the order the handler asks them, which is the same on every
-// run of a deterministic handler.
-func (m *mrtr) answer(kind, method string, params any) (jsontext.Value, error) {
+// nextKey names the handler's next question of kind ("elicit", "sample",
+// "roots") for [Request.Elicit] and the like: questions are numbered in
+// the order the handler asks them, which is the same on every run of a
+// deterministic handler.
+func (m *mrtr) nextKey(kind string) string {
 	m.seq++
-	key := fmt.Sprintf("%s-%d", kind, m.seq)
-	if raw, ok := m.responses[key]; ok {
-		return raw, nil
-	}
-	p, err := json.Marshal(params)
-	if err != nil {
-		return nil, fmt.Errorf("encoding %s params: %w", method, err)
-	}
-	if m.needed == nil {
-		m.needed = make(map[string]protocol.InputRequest)
-	}
-	m.needed[key] = protocol.InputRequest{Method: method, Params: p}
-	return nil, ErrInputRequired
+	return kind + "-" + strconv.Itoa(m.seq)
 }
 
 // sealedState is the payload of a requestState.
@@ -72,6 +75,7 @@ type sealedState struct {
 	Digest    string                    `json:"d"`
 	Expires   int64                     `json:"e"` // Unix milliseconds
 	Responses map[string]jsontext.Value `json:"r,omitempty"`
+	Once      map[string]jsontext.Value `json:"o,omitempty"`
 }
 
 // inputRequired builds the interim result that asks the client the open
@@ -84,7 +88,7 @@ func (m *mrtr) inputRequired() (*protocol.InputRequiredResult, error) {
 		m.digest = argsDigest(m.args)
 	}
 	st := sealedState{Version: 1, Method: m.method, Subject: m.subject, Digest: m.digest,
-		Expires: time.Now().Add(m.server.opts.RequestStateTTL).UnixMilli(), Responses: m.responses}
+		Expires: time.Now().Add(m.server.opts.RequestStateTTL).UnixMilli(), Responses: m.responses, Once: m.once}
 	payload, err := json.Marshal(&st)
 	if err != nil {
 		return nil, err
@@ -173,6 +177,7 @@ func (s *Server) initMRTR(m *mrtr, method, subject string, args jsontext.Value, 
 		for k, v := range st.Responses {
 			m.responses[k] = v
 		}
+		m.once = st.Once
 	}
 	for k, v := range p.InputResponses {
 		m.responses[k] = v
@@ -201,11 +206,73 @@ func argsDigest(args jsontext.Value) string {
 }
 
 // runMRTR runs a handler of a stateless request that may ask the client
-// questions, and turns ErrInputRequired into the input_required result.
+// questions, and sends the questions it asked without an answer in an
+// input_required result, whatever the handler returned after them.
 func runMRTR(ctx context.Context, r *Request, run func() (any, error)) (any, error) {
 	res, err := run()
-	if err != nil && errors.Is(err, ErrInputRequired) && r.mrtr != nil && len(r.mrtr.needed) > 0 {
-		return r.mrtr.inputRequired()
+	m := r.mrtr
+	if m == nil || len(m.needed) == 0 {
+		return res, err
 	}
-	return res, err
+	if !errors.Is(err, ErrInputRequired) {
+		// The handler swallowed ErrInputRequired: it went on without the
+		// answer. Its text is not logged: it is the handler's, and may
+		// hold what a log must not.
+		returned := "a result"
+		if err != nil {
+			returned = "an error"
+		}
+		r.server.log.Warn("server: a handler asked the client a question, then returned "+returned+
+			" instead of ErrInputRequired; the question is sent to the client all the same",
+			"method", r.Method, "subject", m.subject)
+	}
+	return m.inputRequired()
+}
+
+// Once runs fn once per request, however often the handler runs, and
+// returns its result: in a stateless request that asks the client
+// questions (see [Request.Elicit]), the handler runs again on each round,
+// and so does the code before each question; fn, reached through Once,
+// runs on the first round that reaches it only. Its result, JSON-encoded,
+// travels to the later rounds in the requestState, which the client sees
+// (the state is integrity-protected, not encrypted): return no secrets.
+// An error is not remembered: fn runs again on the next round.
+//
+// key names fn's result within the request, as [Question].Key names a
+// question. In a legacy session, and for requests that cannot ask
+// questions, the handler runs once and Once simply calls fn. Call Once
+// from the handler's goroutine, as Elicit is.
+//
+//	id, err := server.Once(ctx, req, "order", func(ctx context.Context) (string, error) {
+//		return shop.PlaceOrder(ctx, cart) // not twice for one request
+//	})
+//	if err != nil {
+//		return "", err
+//	}
+//	res, err := req.Elicit(ctx, &protocol.ElicitParams{Message: "Pay order " + id + "?"})
+func Once[T any](ctx context.Context, req *Request, key string, fn func(context.Context) (T, error)) (T, error) {
+	m := req.mrtr
+	if m == nil {
+		return fn(ctx)
+	}
+	var v T
+	if raw, ok := m.once[key]; ok {
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return v, fmt.Errorf("server: Once %q: decoding the result of an earlier round: %w", key, err)
+		}
+		return v, nil
+	}
+	v, err := fn(ctx)
+	if err != nil {
+		return v, err
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return v, fmt.Errorf("server: Once %q: encoding the result: %w", key, err)
+	}
+	if m.once == nil {
+		m.once = make(map[string]jsontext.Value)
+	}
+	m.once[key] = raw
+	return v, nil
 }

@@ -34,7 +34,7 @@ func TestMRTRStateCarriesArgs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := m.answer("elicit", protocol.MethodElicit, &protocol.ElicitParams{Message: "?"}); !errors.Is(err, ErrInputRequired) {
+			if _, err := m.answerKey(m.nextKey("elicit"), protocol.MethodElicit, &protocol.ElicitParams{Message: "?"}); !errors.Is(err, ErrInputRequired) {
 				t.Fatalf("answer = %v, want ErrInputRequired", err)
 			}
 			ir, err := m.inputRequired()

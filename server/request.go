@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"sync"
 
@@ -152,20 +151,16 @@ func (r *Request) CloseStream() bool {
 // Over a legacy session this sends elicitation/create and waits for the
 // answer. For a stateless request the first call ends the handler with an
 // input_required result (Elicit returns [ErrInputRequired], which the
-// handler must return) and the handler runs again when the client retries
-// with the answer, so code before Elicit must be safe to run twice.
+// handler should return) and the handler runs again when the client
+// retries with the answer: code before Elicit runs again (see [Once] for
+// what must run only once). The server sends the question whatever the
+// handler returns after it, and logs a warning when that is not
+// ErrInputRequired.
+//
+// The errors are those of [Request.AskAll], the same in both eras.
 func (r *Request) Elicit(ctx context.Context, p *protocol.ElicitParams) (*protocol.ElicitResult, error) {
-	need := protocol.ClientCapabilities{Elicitation: &protocol.ElicitationCapability{}}
-	ok := r.ClientCapabilities.Elicitation.SupportsForm()
-	if p.Mode == protocol.ElicitURL {
-		need.Elicitation.URL = map[string]any{}
-		ok = r.ClientCapabilities.Elicitation.SupportsURL()
-	}
-	if !r.stateless && !protocol.AtLeast(r.ProtocolVersion, protocol.Version20250618) {
-		ok = false
-	}
 	var res protocol.ElicitResult
-	if err := r.ask(ctx, "elicit", protocol.MethodElicit, r.legacyElicitParams(p), ok, need, &res); err != nil {
+	if err := r.ask(ctx, "elicit", protocol.MethodElicit, p, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -183,9 +178,8 @@ func (r *Request) legacyElicitParams(p *protocol.ElicitParams) *protocol.ElicitP
 // CreateMessage asks the client's model for a message (sampling). It
 // works like [Request.Elicit] in both eras.
 func (r *Request) CreateMessage(ctx context.Context, p *protocol.CreateMessageParams) (*protocol.CreateMessageResult, error) {
-	need := protocol.ClientCapabilities{Sampling: &protocol.SamplingCapability{}}
 	var res protocol.CreateMessageResult
-	if err := r.ask(ctx, "sample", protocol.MethodCreateMessage, p, r.ClientCapabilities.Sampling != nil, need, &res); err != nil {
+	if err := r.ask(ctx, "sample", protocol.MethodCreateMessage, p, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -194,50 +188,9 @@ func (r *Request) CreateMessage(ctx context.Context, p *protocol.CreateMessagePa
 // ListRoots asks the client for its roots. It works like
 // [Request.Elicit] in both eras.
 func (r *Request) ListRoots(ctx context.Context) (*protocol.ListRootsResult, error) {
-	need := protocol.ClientCapabilities{Roots: &protocol.RootsCapability{}}
 	var res protocol.ListRootsResult
-	if err := r.ask(ctx, "roots", protocol.MethodListRoots, &protocol.ListRootsParams{}, r.ClientCapabilities.Roots != nil, need, &res); err != nil {
+	if err := r.ask(ctx, "roots", protocol.MethodListRoots, &protocol.ListRootsParams{}, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
-}
-
-// ask sends a server-to-client request in the request's era and decodes
-// the answer into out.
-func (r *Request) ask(ctx context.Context, kind, method string, params any, supported bool, need protocol.ClientCapabilities, out any) error {
-	if !supported {
-		if r.stateless {
-			// "If processing a request requires a capability the client
-			// did not include in clientCapabilities, the server MUST
-			// return a MissingRequiredClientCapabilityError."
-			return missingCapability(need)
-		}
-		return fmt.Errorf("%w: %s", ErrClientUnsupported, method)
-	}
-	if r.stateless {
-		if r.mrtr == nil {
-			return fmt.Errorf("%s is not available for %s requests", method, r.Method)
-		}
-		raw, err := r.mrtr.answer(kind, method, params)
-		if err != nil {
-			return err
-		}
-		if err := json.Unmarshal(raw, out); err != nil {
-			return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid input response to %s: %v", method, err)
-		}
-		return nil
-	}
-	m, err := r.peer.Call(ctx, method, params)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(m.Result, out); err != nil {
-		return fmt.Errorf("invalid %s result from the client: %w", method, err)
-	}
-	return nil
-}
-
-func missingCapability(need protocol.ClientCapabilities) error {
-	data, _ := json.Marshal(&protocol.MissingRequiredClientCapabilityData{RequiredCapabilities: need})
-	return &jsonrpc.Error{Code: jsonrpc.CodeMissingRequiredClientCapability, Message: "Missing required client capability", Data: data}
 }
