@@ -9,6 +9,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 )
@@ -105,7 +106,7 @@ func (c *Client) send(ctx context.Context, method string, params any, max time.D
 	if max <= 0 {
 		return c.conn.Call(ctx, method, params)
 	}
-	return c.conn.CallTimeout(ctx, method, params, max, &TimeoutError{Method: method, After: max})
+	return rpc.Call(c.conn, ctx, method, params, &jsonrpcapi.CallOptions{Timeout: max, TimeoutErr: &TimeoutError{Method: method, After: max}})
 }
 
 // onProgress routes a progress notification to its request, and resets
@@ -240,3 +241,6 @@ func (c *Client) paramsWith(meta wireMeta, params any) any {
 	}
 	return &metaParams{Meta: meta, Rest: rest}
 }
+
+// rpc is what the JSON-RPC engine gives ferry's own packages.
+var rpc = jsonrpcapi.Get[*jsonrpc.Conn, *jsonrpc.Message]()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 )
@@ -67,13 +68,13 @@ func (c *Client) Listen(ctx context.Context, filter protocol.SubscriptionFilter)
 		defer close(s.done)
 		defer close(s.events)
 		params := &protocol.SubscriptionsListenParams{Notifications: filter}
-		m, err := c.conn.Call(jsonrpc.WithIDHook(lctx, func(id jsonrpc.ID) {
-			s.key = id.String()
+		m, err := rpc.Call(c.conn, lctx, protocol.MethodSubscriptionsListen, c.withMeta(params, nil), &jsonrpcapi.CallOptions{OnID: func(id int64) {
+			s.key = jsonrpc.Int64ID(id).String()
 			c.mu.Lock()
 			c.subs[s.key] = s
 			c.mu.Unlock()
 			started <- s.key
-		}), protocol.MethodSubscriptionsListen, c.withMeta(params, nil))
+		}})
 		c.mu.Lock()
 		delete(c.subs, s.key)
 		c.mu.Unlock()

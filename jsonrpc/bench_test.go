@@ -41,7 +41,7 @@ func BenchmarkValid64KiB(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(msg)))
 	for b.Loop() {
-		if err := Valid(msg, DefaultMaxDepth); err != nil {
+		if err := valid(msg, DefaultMaxDepth); err != nil {
 			b.Fatal(err)
 		}
 	}

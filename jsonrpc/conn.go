@@ -13,6 +13,8 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 )
 
 // Handler handles the requests and notifications a [Conn] receives.
@@ -794,15 +796,9 @@ func (c *Conn) handle(ctx context.Context, m *Message, in *incoming) *Message {
 	return reply
 }
 
-// Serve handles an incoming request on the calling goroutine, with the
-// connection's bookkeeping (cancellation by the peer, the bound on
-// requests in flight, panics turned into errors), and returns the reply
-// to send, or nil when there is none (the peer cancelled the request, or
-// the connection closed). Transports that answer each request on a
-// response of its own (an HTTP POST) use it rather than hand the request
-// to the connection's reader and wait for the reply: it saves two
-// goroutine switches per request.
-func (c *Conn) Serve(m *Message) *Message {
+// serve handles an incoming request on the calling goroutine and returns
+// the reply to send, or nil (jsonrpcapi.Engine.Serve).
+func (c *Conn) serve(m *Message) *Message {
 	in, refusal := c.admit(m)
 	if in == nil {
 		return refusal
@@ -838,21 +834,20 @@ func (c *Conn) safeHandle(ctx context.Context, m *Message) (result any, err erro
 // cancelled first, the peer is sent "notifications/cancelled" and Call
 // returns the context's cause.
 func (c *Conn) Call(ctx context.Context, method string, params any) (*Message, error) {
-	return c.call(ctx, method, params, 0, nil)
+	return c.callWith(ctx, method, params, nil)
 }
 
-// CallTimeout is [Conn.Call] with a time limit: when d passes before the
-// answer comes, the peer is sent "notifications/cancelled" and
-// CallTimeout returns timeoutErr (which should wrap
-// context.DeadlineExceeded). It costs less than a context with a
-// deadline, whose timer, context and cancellation are made anew for every
-// call: the connection keeps one timer for all its calls' deadlines.
-func (c *Conn) CallTimeout(ctx context.Context, method string, params any, d time.Duration, timeoutErr error) (*Message, error) {
-	return c.call(ctx, method, params, d, timeoutErr)
-}
+// noCallOptions are the options of a plain Call.
+var noCallOptions jsonrpcapi.CallOptions
 
-func (c *Conn) call(ctx context.Context, method string, params any, d time.Duration, timeoutErr error) (*Message, error) {
-	id := Int64ID(c.nextID.Add(1))
+// callWith is Call with options (jsonrpcapi.Engine.Call); o may be nil.
+func (c *Conn) callWith(ctx context.Context, method string, params any, o *jsonrpcapi.CallOptions) (*Message, error) {
+	if o == nil {
+		o = &noCallOptions
+	}
+	d := o.Timeout
+	n := c.nextID.Add(1)
+	id := Int64ID(n)
 	p := pendingCall{ch: c.callChans.get()}
 	if d > 0 {
 		p.deadline = c.deadlines.after(d)
@@ -869,8 +864,8 @@ func (c *Conn) call(ctx context.Context, method string, params any, d time.Durat
 		c.deadlines.add(p.deadline, c.expireCalls)
 	}
 	c.mu.Unlock()
-	if hook, ok := ctx.Value(idHookKey{}).(func(ID)); ok {
-		hook(id)
+	if o.OnID != nil {
+		o.OnID(n)
 	}
 
 	// A notification handler waiting here must get its answer directly,
@@ -933,7 +928,7 @@ func (c *Conn) call(ctx context.Context, method string, params any, d time.Durat
 	c.callChans.put(p.ch)
 	switch {
 	case r == &c.deadlines.expired:
-		return nil, c.abandon(ctx, id, timeoutErr)
+		return nil, c.abandon(ctx, id, o.TimeoutErr)
 	case r == &c.deadlines.closed:
 		return nil, c.Err()
 	case r.Error != nil:
@@ -959,16 +954,6 @@ func (c *Conn) forget(id ID) {
 	c.mu.Lock()
 	delete(c.pending, id)
 	c.mu.Unlock()
-}
-
-type idHookKey struct{}
-
-// WithIDHook returns a context whose [Conn.Call] passes the id it chose
-// to hook before sending the request, for callers that must recognise
-// messages about the request (such as a subscription's notifications)
-// before its response arrives.
-func WithIDHook(ctx context.Context, hook func(ID)) context.Context {
-	return context.WithValue(ctx, idHookKey{}, hook)
 }
 
 // CallResult is [Conn.Call] followed by decoding the result into out.
@@ -1004,10 +989,6 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 
 // Stream returns the stream the connection runs over.
 func (c *Conn) Stream() Stream { return c.stream }
-
-// Write sends a message as it is; transports that route messages (such as
-// an HTTP session answering on a request's own stream) use it.
-func (c *Conn) Write(ctx context.Context, m *Message) error { return c.stream.Write(ctx, m) }
 
 // RequestID returns the id of the incoming request whose handler ctx
 // belongs to.

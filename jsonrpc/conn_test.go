@@ -12,6 +12,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
+
 	"github.com/ferrymcp/ferry/internal/leakcheck"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -1149,7 +1151,7 @@ func TestHandlerResults(t *testing.T) {
 func TestWriteRaw(t *testing.T) {
 	bubble(t, func(t *testing.T) {
 		c, peer := withPeer(t, nil)
-		if err := c.Write(context.Background(), &Message{Method: "notifications/x", Params: jsontext.Value(`{}`)}); err != nil {
+		if err := c.write(context.Background(), &Message{Method: "notifications/x", Params: jsontext.Value(`{}`)}); err != nil {
 			t.Fatal(err)
 		}
 		if got := peer.recv(); got != `{"jsonrpc":"2.0","method":"notifications/x","params":{}}` {
@@ -1194,18 +1196,18 @@ func first[T any](t *testing.T, params []byte) T {
 	return v[0]
 }
 
-func TestWithIDHook(t *testing.T) {
+func TestCallOnID(t *testing.T) {
 	bubble(t, func(t *testing.T) {
 		client, peer := withPeer(t, nil)
 		var hooked ID
-		ctx := WithIDHook(context.Background(), func(id ID) {
+		o := &jsonrpcapi.CallOptions{OnID: func(id int64) {
 			// Called before the request is sent.
 			if p := peer.pending(); len(p) != 0 {
 				t.Errorf("request sent before the hook: %q", p)
 			}
-			hooked = id
-		})
-		go client.Call(ctx, "subscriptions/listen", nil)
+			hooked = Int64ID(id)
+		}}
+		go client.callWith(context.Background(), "subscriptions/listen", nil, o)
 		req := peer.recvMsg()
 		if !hooked.IsValid() || hooked != req.ID {
 			t.Errorf("hook saw id %v, request has %v", hooked, req.ID)
@@ -1292,7 +1294,7 @@ func TestCancelQueuedRequest(t *testing.T) {
 	})
 }
 
-func TestCallTimeout(t *testing.T) {
+func TestCallWithTimeout(t *testing.T) {
 	bubble(t, func(t *testing.T) {
 		causes := make(chan string, 1)
 		client, _ := pair(t, nil, handle(func(ctx context.Context, m *Message) (any, error) {
@@ -1310,13 +1312,13 @@ func TestCallTimeout(t *testing.T) {
 		errSlow := fmt.Errorf("too slow: %w", context.DeadlineExceeded)
 		for i := range 3 { // the connection reuses its timers
 			start := time.Now()
-			if _, err := client.CallTimeout(ctx, "slow", nil, time.Second, errSlow); err != errSlow || time.Since(start) != time.Second {
+			if _, err := client.callWith(ctx, "slow", nil, &jsonrpcapi.CallOptions{Timeout: time.Second, TimeoutErr: errSlow}); err != errSlow || time.Since(start) != time.Second {
 				t.Errorf("call %d: %v after %v, want the timeout error after 1s", i, err, time.Since(start))
 			}
 			if c := <-causes; c != "cancelled by the peer: timeout" {
 				t.Errorf("call %d: server handler cause = %q", i, c)
 			}
-			r, err := client.CallTimeout(ctx, "fast", nil, time.Second, errSlow)
+			r, err := client.callWith(ctx, "fast", nil, &jsonrpcapi.CallOptions{Timeout: time.Second, TimeoutErr: errSlow})
 			if err != nil || string(r.Result) != `"ok"` {
 				t.Errorf("call %d: fast call = %v, %v", i, r, err)
 			}
@@ -1328,7 +1330,7 @@ func TestCallTimeout(t *testing.T) {
 
 // Calls with different deadlines share the connection's one timer: each
 // fails at its own deadline, whatever the order they were made in.
-func TestCallTimeoutDeadlines(t *testing.T) {
+func TestCallWithTimeoutDeadlines(t *testing.T) {
 	bubble(t, func(t *testing.T) {
 		client, _ := pair(t, nil, handle(func(ctx context.Context, m *Message) (any, error) {
 			if m.IsNotification() {
@@ -1347,14 +1349,14 @@ func TestCallTimeoutDeadlines(t *testing.T) {
 		var wg sync.WaitGroup
 		for _, d := range []time.Duration{3 * time.Second, time.Second, 2 * time.Second} {
 			wg.Go(func() {
-				_, err := client.CallTimeout(ctx, "block", nil, d, errSlow)
+				_, err := client.callWith(ctx, "block", nil, &jsonrpcapi.CallOptions{Timeout: d, TimeoutErr: errSlow})
 				if err != errSlow || time.Since(start) != d {
 					t.Errorf("%v call: %v after %v", d, err, time.Since(start))
 				}
 			})
 		}
 		wg.Go(func() {
-			r, err := client.CallTimeout(ctx, "answer-at-4s", nil, 5*time.Second, errSlow)
+			r, err := client.callWith(ctx, "answer-at-4s", nil, &jsonrpcapi.CallOptions{Timeout: 5 * time.Second, TimeoutErr: errSlow})
 			// The server may start it late by its reading turn's guard.
 			late := time.Since(start) - 4*time.Second
 			if err != nil || string(r.Result) != `"ok"` || late < 0 || late > 2*turnTick {
@@ -1365,7 +1367,7 @@ func TestCallTimeoutDeadlines(t *testing.T) {
 		// Long after, a call with a short deadline still gets it exactly.
 		time.Sleep(time.Minute)
 		start = time.Now()
-		if _, err := client.CallTimeout(ctx, "block", nil, 10*time.Millisecond, errSlow); err != errSlow || time.Since(start) != 10*time.Millisecond {
+		if _, err := client.callWith(ctx, "block", nil, &jsonrpcapi.CallOptions{Timeout: 10 * time.Millisecond, TimeoutErr: errSlow}); err != errSlow || time.Since(start) != 10*time.Millisecond {
 			t.Errorf("late call: %v after %v", err, time.Since(start))
 		}
 	})

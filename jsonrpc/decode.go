@@ -23,19 +23,19 @@ func Decode(data []byte, lim Limits) (*Message, error) {
 }
 
 func decodeInto(m *Message, data []byte, lim Limits) error {
-	tooLarge := len(data) > lim.maxSize()
+	tooBig := len(data) > lim.maxSize()
 	s := scanner{data: data, maxDepth: lim.maxDepth()}
 	i := s.skipSpace(0)
 	if i >= len(data) || data[i] != '{' {
-		if tooLarge {
-			return lim.TooLargeError(len(data))
+		if tooBig {
+			return tooLarge(len(data), lim.maxSize())
 		}
 		if i < len(data) && data[i] == '[' {
 			// Batches were removed in 2025-06-18 and never used by MCP
 			// peers in practice; refuse them plainly.
 			return &DecodeError{Err: errorf(CodeInvalidRequest, "JSON-RPC batches are not supported")}
 		}
-		if err := Valid(data, lim.maxDepth()); err != nil {
+		if err := valid(data, lim.maxDepth()); err != nil {
 			return &DecodeError{Err: AsError(err)}
 		}
 		return &DecodeError{Err: errorf(CodeInvalidRequest, "a JSON-RPC message must be an object")}
@@ -79,8 +79,8 @@ func decodeInto(m *Message, data []byte, lim Limits) error {
 		}
 		return de
 	}
-	if tooLarge {
-		return fail(lim.TooLargeError(len(data)).Err)
+	if tooBig {
+		return fail(tooLarge(len(data), lim.maxSize()).Err)
 	}
 	if err != nil {
 		return fail(AsError(err))

@@ -8,6 +8,8 @@ import (
 	"math/bits"
 	"strings"
 	"testing"
+
+	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 )
 
 // want describes a decoded message; empty fields are not checked unless
@@ -348,15 +350,15 @@ func TestDecodeLimits(t *testing.T) {
 			t.Errorf("Decode with %+v: error %v, want ok=%v %q", tc.lim, err, tc.ok, tc.msg)
 		}
 	}
-	if got := (Limits{}).MaxSizeOrDefault(); got != DefaultMaxSize {
-		t.Errorf("MaxSizeOrDefault = %d", got)
+	if got := jsonrpcapi.MaxSize(0); got != DefaultMaxSize {
+		t.Errorf("MaxSize(0) = %d", got)
 	}
-	if got := (Limits{MaxSize: 10}).MaxSizeOrDefault(); got != 10 {
-		t.Errorf("MaxSizeOrDefault = %d", got)
+	if got := jsonrpcapi.MaxSize(10); got != 10 {
+		t.Errorf("MaxSize(10) = %d", got)
 	}
-	de := Limits{MaxSize: 10}.TooLargeError(11)
-	if de.Err.Code != CodeInvalidRequest || de.Error() != "message of 11 bytes exceeds the limit of 10 bytes" || de.ID.IsValid() {
-		t.Errorf("TooLargeError = %+v", de)
+	var de *DecodeError
+	if err := jsonrpcapi.TooLarge(11, 10); !errors.As(err, &de) || de.Err.Code != CodeInvalidRequest || de.Error() != "message of 11 bytes exceeds the limit of 10 bytes" || de.ID.IsValid() {
+		t.Errorf("TooLarge = %+v", err)
 	}
 }
 
@@ -607,7 +609,7 @@ func TestValid(t *testing.T) {
 		// Invalid UTF-8 in strings.
 		{"\"\xff\"", false, true}, {"{\"\xc3\":1}", false, true},
 	} {
-		err := Valid([]byte(tc.in), 3)
+		err := valid([]byte(tc.in), 3)
 		if (err == nil) != tc.ok {
 			t.Errorf("Valid(%q) = %v, want ok=%v", tc.in, err, tc.ok)
 		}
@@ -615,7 +617,7 @@ func TestValid(t *testing.T) {
 			t.Errorf("Valid(%q): encoding/json says %v, marked strict=%v", tc.in, std, tc.strict)
 		}
 	}
-	if err := Valid([]byte(`[[[[]]]]`), 3); err == nil {
+	if err := valid([]byte(`[[[[]]]]`), 3); err == nil {
 		t.Error("depth 4 accepted with limit 3")
 	}
 }

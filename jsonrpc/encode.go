@@ -3,6 +3,8 @@ package jsonrpc
 import (
 	"sync"
 
+	"github.com/ferrymcp/ferry/internal/jsonfast"
+
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -71,14 +73,6 @@ func (w *appendWriter) Write(p []byte) (int, error) {
 
 var appendWriters = sync.Pool{New: func() any { return new(appendWriter) }}
 
-// Appender is implemented by message bodies that encode themselves
-// faster than reflection-based marshalling can: AppendJSON appends the
-// body's JSON to b. The protocol types on the hot paths (tool calls and
-// their results) implement it.
-type Appender interface {
-	AppendJSON(b []byte) ([]byte, error)
-}
-
 func appendValue(b []byte, v any) ([]byte, error) {
 	var err error
 	switch v := v.(type) {
@@ -86,7 +80,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 		return append(b, v...), nil
 	case []byte:
 		return append(b, v...), nil
-	case Appender:
+	case jsonfast.Appender:
 		b, err = v.AppendJSON(b)
 	default:
 		b, err = marshalAppend(b, v)

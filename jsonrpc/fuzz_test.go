@@ -223,7 +223,7 @@ func FuzzValid(f *testing.F) {
 	f.Add([]byte(`{"a":{"b":[[[[[[[[[1]]]]]]]]]}}`), uint8(10))
 	f.Fuzz(func(t *testing.T, data []byte, maxDepth uint8) {
 		limit := int(maxDepth)
-		err := Valid(data, limit)
+		err := valid(data, limit)
 		std := json.Valid(data)
 		if err == nil {
 			if !std {

@@ -8,11 +8,9 @@ import (
 
 var errNotObject = errors.New("jsonrpc: not a JSON object")
 
-// Member returns the raw value of the top-level member name of the JSON
-// object obj, walking only the object's top level (nested values are
-// skipped, not decoded). Transports use it to compare HTTP headers with
-// the body (Mcp-Name against params.name) without decoding the params.
-func Member(obj jsontext.Value, name string) (jsontext.Value, bool, error) {
+// member returns the raw value of the top-level member name of the JSON
+// object obj (jsonrpcapi.Member).
+func member(obj jsontext.Value, name string) (jsontext.Value, bool, error) {
 	s := scanner{data: obj, maxDepth: DefaultMaxDepth}
 	i := s.skipSpace(0)
 	if i >= len(obj) || obj[i] != '{' {
@@ -30,6 +28,3 @@ func Member(obj jsontext.Value, name string) (jsontext.Value, bool, error) {
 	}
 	return found, found != nil, nil
 }
-
-// Unquote decodes a JSON string token.
-func Unquote(raw jsontext.Value) (string, error) { return unquote(raw) }

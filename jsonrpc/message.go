@@ -96,11 +96,8 @@ func (l Limits) maxDepth() int {
 	return DefaultMaxDepth
 }
 
-// MaxSizeOrDefault returns the size limit in effect.
-func (l Limits) MaxSizeOrDefault() int { return l.maxSize() }
-
-// TooLargeError returns the error for a message of n bytes over the limit.
-func (l Limits) TooLargeError(n int) *DecodeError {
+// tooLarge is the error for a message of n bytes over the limit max.
+func tooLarge(n, max int) *DecodeError {
 	return &DecodeError{Err: errorf(CodeInvalidRequest,
-		"message of %d bytes exceeds the limit of %d bytes", n, l.maxSize())}
+		"message of %d bytes exceeds the limit of %d bytes", n, max)}
 }

@@ -364,9 +364,9 @@ func unquote(raw []byte) (string, error) {
 	return string(b), err
 }
 
-// Valid reports whether data is one strict JSON value (see [Decode] for
+// valid reports whether data is one strict JSON value (see [Decode] for
 // what strict means), nested at most maxDepth levels.
-func Valid(data []byte, maxDepth int) error {
+func valid(data []byte, maxDepth int) error {
 	s := scanner{data: data, maxDepth: maxDepth}
 	i, err := s.value(s.skipSpace(0), 0)
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
+
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ferrymcp/ferry/internal/jsonfast"
@@ -31,7 +33,7 @@ func (b *textBody) AppendJSON(dst []byte) ([]byte, error) {
 // A Wire's pieces join into what AppendMessage writes; it refers to a
 // long plain string only.
 func TestWireMatchesAppendMessage(t *testing.T) {
-	long := strings.Repeat("z", WireRefMin)
+	long := strings.Repeat("z", jsonrpcapi.WireRefMin)
 	for _, tc := range []struct {
 		name  string
 		m     *Message
@@ -49,8 +51,8 @@ func TestWireMatchesAppendMessage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var w Wire
-		if err := w.Encode(tc.m); err != nil {
+		var w jsonrpcapi.Wire
+		if err := encodeWire(&w, tc.m); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		got := bytes.Join(w.Buffers(nil), nil)
@@ -68,9 +70,9 @@ func TestWireMatchesAppendMessage(t *testing.T) {
 
 // Encoding anew, and Reset, forget the strings referred to.
 func TestWireReuse(t *testing.T) {
-	var w Wire
-	w.Encode(&Message{ID: Int64ID(1), Body: &textBody{strings.Repeat("a", WireRefMin)}})
-	if err := w.Encode(&Message{ID: Int64ID(2), Body: &textBody{"b"}}); err != nil {
+	var w jsonrpcapi.Wire
+	encodeWire(&w, &Message{ID: Int64ID(1), Body: &textBody{strings.Repeat("a", jsonrpcapi.WireRefMin)}})
+	if err := encodeWire(&w, &Message{ID: Int64ID(2), Body: &textBody{"b"}}); err != nil {
 		t.Fatal(err)
 	}
 	if w.Refers() || string(w.Bytes()) != `{"jsonrpc":"2.0","id":2,"result":{"text":"b"}}` {

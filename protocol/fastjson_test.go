@@ -26,20 +26,6 @@ func fastResults() []*CallToolResult {
 	}
 }
 
-// AppendJSON writes the bytes json v2 writes.
-func TestCallToolResultAppendJSON(t *testing.T) {
-	for _, r := range fastResults() {
-		want, err := json.Marshal(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := r.AppendJSON(nil)
-		if err != nil || string(got) != string(want) {
-			t.Errorf("AppendJSON = %s, %v\nwant          %s", got, err, want)
-		}
-	}
-}
-
 // DecodeCallToolResult decodes what json v2 decodes.
 func TestDecodeCallToolResult(t *testing.T) {
 	for _, r := range fastResults() {
@@ -82,13 +68,13 @@ func TestFastPathsKnowEveryField(t *testing.T) {
 	}
 	want := "Meta ResultType Content StructuredContent IsError"
 	if got := strings.Join(names, " "); got != want {
-		t.Errorf("CallToolResult fields are %q; update fastjson.go, which handles %q", got, want)
+		t.Errorf("CallToolResult fields are %q; update fastjson.go and internal/mcpjson, which handle %q", got, want)
 	}
 }
 
 func BenchmarkDecodeCallToolResult(b *testing.B) {
 	for _, size := range []int{20, 64 << 10} {
-		raw, err := (&CallToolResult{Content: []Content{TextContent(strings.Repeat("x", size))}}).AppendJSON(nil)
+		raw, err := json.Marshal(&CallToolResult{Content: []Content{TextContent(strings.Repeat("x", size))}})
 		if err != nil {
 			b.Fatal(err)
 		}

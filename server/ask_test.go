@@ -10,6 +10,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ferrymcp/ferry/client"
+	"github.com/ferrymcp/ferry/internal/serverapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
@@ -94,7 +95,7 @@ func statelessCall(t *testing.T, s *server.Server, tool, caps, extra string) (ma
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.HandleMessage(context.Background(), m, nil, nopPeer{})
+	res, err := srv.HandleMessage(s, context.Background(), m, nil, nopPeer{})
 	if err != nil {
 		je := jsonrpc.AsError(err)
 		return nil, je
@@ -122,6 +123,9 @@ func interviewOptions(version string) *client.Options {
 		},
 	}
 }
+
+// srv is what package server gives ferry's transports.
+var srv = serverapi.Get[*server.Server, *server.Session]()
 
 type nopPeer struct{}
 

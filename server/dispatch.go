@@ -8,20 +8,33 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
+	"github.com/ferrymcp/ferry/internal/mcpjson"
+	"github.com/ferrymcp/ferry/internal/serverapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 )
 
-// HandleMessage serves one incoming request or notification and returns
-// the result to send back. Transports call it: sess is the legacy session
-// the message belongs to (nil for a sessionless HTTP request) and peer the
-// way back to the client.
+// handleMessage serves one incoming request or notification and returns
+// the result to send back (serverapi.Server.HandleMessage): sess is the
+// legacy session the message belongs to (nil for a sessionless HTTP
+// request) and peer the way back to the client.
 //
 // The era is chosen per request, as a dual-era server must: "A request
 // carrying modern per-request _meta is served statelessly according to
 // this revision. An initialize request selects legacy semantics, scoped to
 // the stdio process (stdio) or the session (HTTP)."
-func (s *Server) HandleMessage(ctx context.Context, m *jsonrpc.Message, sess *Session, peer Peer) (any, error) {
+func (s *Server) handleMessage(ctx context.Context, m *jsonrpc.Message, sess *Session, peer serverapi.Peer) (any, error) {
+	res, err := s.serveMessage(ctx, m, sess, peer)
+	if r, ok := res.(*protocol.CallToolResult); ok {
+		// A tool result goes out through its fast encoder.
+		res = (*mcpjson.ToolResult)(r)
+	}
+	return res, err
+}
+
+// serveMessage is handleMessage before the result is made a body.
+func (s *Server) serveMessage(ctx context.Context, m *jsonrpc.Message, sess *Session, peer serverapi.Peer) (any, error) {
 	if m.IsNotification() {
 		s.notification(ctx, m, sess)
 		return nil, nil
@@ -29,16 +42,16 @@ func (s *Server) HandleMessage(ctx context.Context, m *jsonrpc.Message, sess *Se
 	if sess == nil {
 		// Without a session (a stateless HTTP request) only the stateless
 		// era is possible: the request must carry its _meta.
-		if err := s.CheckRequestMeta(m); err != nil {
+		if err := s.checkRequestMeta(m); err != nil {
 			return nil, err
 		}
-		if err := s.CheckVersion(m.Meta.ProtocolVersion); err != nil {
+		if err := s.checkVersion(m.Meta.ProtocolVersion); err != nil {
 			return nil, err
 		}
 		return s.statelessRequest(ctx, m, peer)
 	}
 	if v := m.Meta.ProtocolVersion; v != "" && (protocol.IsStateless(v) || !sess.Initialized()) {
-		if err := s.CheckVersion(v); err != nil {
+		if err := s.checkVersion(v); err != nil {
 			return nil, err
 		}
 		return s.statelessRequest(ctx, m, peer)
@@ -95,25 +108,25 @@ func (s *Server) requestMeta(raw []byte) (*protocol.RequestMeta, error) {
 	return meta, nil
 }
 
-// CheckRequestMeta checks that a stateless request carries the _meta fields
+// checkRequestMeta checks that a stateless request carries the _meta fields
 // every request must: "A request missing any required field is
 // malformed; the server MUST reject it with JSON-RPC error code -32602."
-func (s *Server) CheckRequestMeta(m *jsonrpc.Message) error {
+func (s *Server) checkRequestMeta(m *jsonrpc.Message) error {
 	if len(m.Meta.Raw) == 0 {
 		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "missing _meta: every request must carry %s and %s", protocol.MetaProtocolVersion, protocol.MetaClientCapabilities)
 	}
 	if m.Meta.ProtocolVersion == "" {
 		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "missing required _meta field %s", protocol.MetaProtocolVersion)
 	}
-	if v, ok, _ := jsonrpc.Member(m.Meta.Raw, protocol.MetaClientCapabilities); !ok || len(v) == 0 || v[0] != '{' {
+	if v, ok, _ := jsonrpcapi.Member(m.Meta.Raw, protocol.MetaClientCapabilities); !ok || len(v) == 0 || v[0] != '{' {
 		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "missing required _meta field %s", protocol.MetaClientCapabilities)
 	}
 	return nil
 }
 
-// CheckVersion returns the UnsupportedProtocolVersionError for a stateless
+// checkVersion returns the UnsupportedProtocolVersionError for a stateless
 // request in revision v, or nil when the server serves v statelessly.
-func (s *Server) CheckVersion(v string) error {
+func (s *Server) checkVersion(v string) error {
 	if !protocol.IsStateless(v) || !s.supports(v) {
 		return s.unsupportedVersion(v)
 	}
@@ -167,7 +180,7 @@ func (s *Server) notification(ctx context.Context, m *jsonrpc.Message, sess *Ses
 // statelessRequest serves a stateless request: "Servers MUST NOT rely on
 // prior requests over the same connection to establish context ... Every
 // request supplies this metadata in its _meta field."
-func (s *Server) statelessRequest(ctx context.Context, m *jsonrpc.Message, peer Peer) (any, error) {
+func (s *Server) statelessRequest(ctx context.Context, m *jsonrpc.Message, peer serverapi.Peer) (any, error) {
 	meta, err := s.requestMeta(m.Meta.Raw)
 	if err != nil {
 		return nil, err
@@ -207,7 +220,7 @@ func (s *Server) statelessRequest(ctx context.Context, m *jsonrpc.Message, peer 
 	return s.stamp(res), nil
 }
 
-func (s *Server) legacyRequest(ctx context.Context, m *jsonrpc.Message, sess *Session, peer Peer) (any, error) {
+func (s *Server) legacyRequest(ctx context.Context, m *jsonrpc.Message, sess *Session, peer serverapi.Peer) (any, error) {
 	sess.mu.Lock()
 	r := &Request{
 		ID: m.ID, Method: m.Method, ProtocolVersion: sess.version,

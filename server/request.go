@@ -8,20 +8,10 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/ferrymcp/ferry/internal/serverapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 )
-
-// Peer carries messages back to the client a request came from. A
-// [jsonrpc.Conn] is one; HTTP transports provide their own.
-type Peer interface {
-	// Notify sends a notification. Transports that have one stream per
-	// request route it by the request in ctx.
-	Notify(ctx context.Context, method string, params any) error
-	// Call sends a server-to-client request (legacy sessions only) and
-	// returns the response.
-	Call(ctx context.Context, method string, params any) (*jsonrpc.Message, error)
-}
 
 // Request is one client request as a handler sees it: who sent it, in
 // which protocol era, and the ways back to the client (progress, log
@@ -47,7 +37,7 @@ type Request struct {
 	URIVars map[string]string
 
 	server        *Server
-	peer          Peer
+	peer          serverapi.Peer
 	msg           *jsonrpc.Message // as decoded: Meta has what was picked out of params
 	progressToken jsontext.Value
 	logLevel      protocol.LoggingLevel

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ferrymcp/ferry/internal/serverapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 )
@@ -25,14 +26,13 @@ func (s *Server) Run(ctx context.Context, stream jsonrpc.Stream) error {
 // Connect starts serving stream and returns its connection; close it to
 // stop. [Server.Run] is Connect followed by waiting.
 func (s *Server) Connect(ctx context.Context, stream jsonrpc.Stream) *jsonrpc.Conn {
-	conn, _ := s.ConnectSession(ctx, stream, "")
+	conn, _ := s.connectSession(ctx, stream, "")
 	return conn
 }
 
-// ConnectSession is [Server.Connect] for transports that name their
-// sessions (an HTTP session's Mcp-Session-Id): it also returns the legacy
-// session of the connection, whose ID is id.
-func (s *Server) ConnectSession(ctx context.Context, stream jsonrpc.Stream, id string) (*jsonrpc.Conn, *Session) {
+// connectSession is [Server.Connect] for transports that name their
+// sessions (serverapi.Server.ConnectSession).
+func (s *Server) connectSession(ctx context.Context, stream jsonrpc.Stream, id string) (*jsonrpc.Conn, *Session) {
 	ended := make(chan struct{})
 	h := &connHandler{server: s, ready: make(chan struct{})}
 	conn := jsonrpc.NewConn(ctx, watchInputEnd(stream, ended), &jsonrpc.ConnOptions{
@@ -43,7 +43,7 @@ func (s *Server) ConnectSession(ctx context.Context, stream jsonrpc.Stream, id s
 		DrainTimeout:   drainTimeout,
 		Logger:         s.log,
 	})
-	h.session = s.NewSession(conn, id)
+	h.session = s.newSession(conn, id)
 	h.peer = &connPeer{Conn: conn, inputEnded: ended}
 	close(h.ready)
 	go func() {
@@ -67,10 +67,10 @@ type connHandler struct {
 
 func (h *connHandler) Handle(ctx context.Context, m *jsonrpc.Message) (any, error) {
 	<-h.ready
-	return h.server.HandleMessage(ctx, m, h.session, h.peer)
+	return h.server.handleMessage(ctx, m, h.session, h.peer)
 }
 
-// connPeer is the peer of a connection served by ConnectSession: the
+// connPeer is the peer of a connection served by connectSession: the
 // connection, and when the client closed its side.
 type connPeer struct {
 	*jsonrpc.Conn
@@ -92,9 +92,9 @@ func watchInputEnd(stream jsonrpc.Stream, ended chan struct{}) jsonrpc.Stream {
 }
 
 // inputEnded returns a channel closed once the client of a connection
-// served by ConnectSession closed its side; nil (never ready) for other
+// served by connectSession closed its side; nil (never ready) for other
 // peers.
-func inputEnded(peer Peer) <-chan struct{} {
+func inputEnded(peer serverapi.Peer) <-chan struct{} {
 	if p, ok := peer.(*connPeer); ok {
 		return p.inputEnded
 	}

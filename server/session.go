@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/ferrymcp/ferry/internal/serverapi"
 	"github.com/ferrymcp/ferry/protocol"
 )
 
@@ -12,7 +13,7 @@ import (
 // session.
 type Session struct {
 	server *Server
-	peer   Peer
+	peer   serverapi.Peer
 	// ID is the transport's session id (the Mcp-Session-Id on HTTP), or "".
 	ID string
 
@@ -29,10 +30,10 @@ type Session struct {
 	subs        map[string]struct{}
 }
 
-// NewSession registers a legacy session whose server-to-client messages go
+// newSession registers a legacy session whose server-to-client messages go
 // to peer. Transports call it once per connection or HTTP session, and
 // [Session.Close] when it ends.
-func (s *Server) NewSession(peer Peer, id string) *Session {
+func (s *Server) newSession(peer serverapi.Peer, id string) *Session {
 	sess := &Session{server: s, peer: peer, ID: id, done: make(chan struct{})}
 	s.mu.Lock()
 	s.sessions[sess] = struct{}{}

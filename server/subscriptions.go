@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/ferrymcp/ferry/internal/serverapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 )
@@ -15,7 +16,7 @@ import (
 type listener struct {
 	id     jsonrpc.ID
 	filter protocol.SubscriptionFilter
-	peer   Peer
+	peer   serverapi.Peer
 	ctx    context.Context // the listen request's: transports route its notifications by it
 }
 

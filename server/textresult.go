@@ -8,7 +8,7 @@ import "github.com/ferrymcp/ferry/internal/jsonfast"
 // a few hundred bytes of fields left empty) on every call.
 type textOnlyResult struct{ text string }
 
-// AppendOut writes what [protocol.CallToolResult.AppendOut] does for the
+// AppendOut writes what mcpjson.ToolResult.AppendOut does for the
 // same result (jsonfast.OutAppender): a long text is referred to.
 func (r *textOnlyResult) AppendOut(o *jsonfast.Out) error {
 	o.B = append(o.B, `{"content":[{"type":"text","text":`...)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	"github.com/ferrymcp/ferry/internal/mcpjson"
 	"github.com/ferrymcp/ferry/protocol"
 )
 
@@ -13,7 +14,7 @@ import (
 func TestTextOnlyResultWire(t *testing.T) {
 	for _, text := range []string{"", "hi", `a"b\c`, "line\nbreak\ttab", "é ü 日本", "\x00\x1f\u2028", "bad \xff utf-8", string(make([]byte, 70<<10))} {
 		full := &protocol.CallToolResult{Content: []protocol.Content{protocol.TextContent(text)}}
-		want, wantErr := full.AppendJSON(nil)
+		want, wantErr := (*mcpjson.ToolResult)(full).AppendJSON(nil)
 		lean := &textOnlyResult{text: text}
 		if wantErr != nil {
 			if _, err := lean.AppendJSON(nil); err == nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ferrymcp/ferry/internal/jsonfast"
+	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/jsonschema"
 	"github.com/ferrymcp/ferry/protocol"
@@ -320,7 +321,7 @@ func (s *Server) callTool(ctx context.Context, r *Request, params jsontext.Value
 	p := &r.toolCall // in the Request's allocation rather than one of its own
 	if sn := &r.msg.Meta; !sn.Extra && len(sn.Name) > 0 && sn.Name[0] == '"' {
 		// The decoder found the name and the arguments already.
-		name, err := jsonrpc.Unquote(sn.Name)
+		name, err := jsonrpcapi.Unquote(sn.Name)
 		if err != nil {
 			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid tool name: %v", err)
 		}
@@ -387,10 +388,10 @@ func toolError(err error) *protocol.CallToolResult {
 	return &protocol.CallToolResult{Content: []protocol.Content{protocol.TextContent(err.Error())}, IsError: true}
 }
 
-// Tool returns the registered tool called name. Transports use it, for
-// example, to check the Mcp-Param-* headers a tool's inputSchema asks
-// for.
-func (s *Server) Tool(name string) (protocol.Tool, bool) {
+// tool returns the registered tool called name (serverapi.Server.Tool):
+// transports use it, for example, to check the Mcp-Param-* headers a
+// tool's inputSchema asks for.
+func (s *Server) tool(name string) (protocol.Tool, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	e, ok := s.tools.get(name)

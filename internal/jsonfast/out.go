@@ -24,6 +24,15 @@ type Ref struct {
 	S  string
 }
 
+// Appender is implemented by message bodies that encode themselves
+// faster than reflection-based marshalling can: AppendJSON appends the
+// body's JSON to b, exactly what json v2 would write. The jsonrpc encoder
+// uses it; the MCP types on the hot paths (tool calls and their results)
+// implement it.
+type Appender interface {
+	AppendJSON(b []byte) ([]byte, error)
+}
+
 // OutAppender is implemented by values that encode themselves into an
 // [Out] (and may then refer to their long strings).
 type OutAppender interface {

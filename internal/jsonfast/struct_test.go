@@ -22,6 +22,7 @@ type flat struct {
 	F32  float32 `json:"f32"`
 	F64  float64 `json:"f64,omitzero"`
 	Name string
+	//lint:ignore U1000 an unexported field, which the encoder must skip
 	skip int
 	Dash int `json:"-"`
 }

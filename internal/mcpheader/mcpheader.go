@@ -15,10 +15,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
-
-	"github.com/ferrymcp/ferry/jsonrpc"
 )
 
 // Prefix is the prefix of mirrored tool parameter headers.
@@ -160,7 +159,7 @@ func Lookup(args jsontext.Value, p Param) (jsontext.Value, bool) {
 	v := args
 	for _, step := range p.Path {
 		var ok bool
-		if v, ok, _ = jsonrpc.Member(v, step); !ok {
+		if v, ok, _ = jsonrpcapi.Member(v, step); !ok {
 			return nil, false
 		}
 	}
@@ -175,7 +174,7 @@ func Lookup(args jsontext.Value, p Param) (jsontext.Value, bool) {
 func Value(v jsontext.Value) (string, bool) {
 	switch {
 	case len(v) > 0 && v[0] == '"':
-		s, err := jsonrpc.Unquote(v)
+		s, err := jsonrpcapi.Unquote(v)
 		return Encode(s), err == nil
 	case string(v) == "true", string(v) == "false":
 		return string(v), true
@@ -194,7 +193,7 @@ func Value(v jsontext.Value) (string, bool) {
 func Matches(header string, body jsontext.Value) bool {
 	switch {
 	case len(body) > 0 && body[0] == '"':
-		s, err := jsonrpc.Unquote(body)
+		s, err := jsonrpcapi.Unquote(body)
 		return err == nil && s == header
 	case string(body) == "true", string(body) == "false":
 		return header == string(body)

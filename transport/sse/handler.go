@@ -71,7 +71,7 @@ type Options struct {
 // of revision 2024-11-05: GET on [Options.SSEPath] opens a session and
 // its event stream, POST on [Options.MessagePath]?sessionId=… delivers a
 // client message to it. Each event stream is one session, served by
-// [server.Server.ConnectSession]; it ends when the stream does.
+// serverapi.Server.ConnectSession; it ends when the stream does.
 //
 // The handler serves the two paths and answers 404 for any other, so it
 // can be given to [http.ListenAndServe] as is, or mounted next to a

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -397,20 +398,20 @@ func TestClientCallerReadsTimeout(t *testing.T) {
 	defer c.Close()
 	errSlow := errors.New("too slow")
 	for i := range 3 {
-		r, err := c.CallTimeout(ctx, "m", nil, 5*time.Second, errSlow)
+		r, err := rpc.Call(c, ctx, "m", nil, &jsonrpcapi.CallOptions{Timeout: 5 * time.Second, TimeoutErr: errSlow})
 		if err != nil || string(r.Result) != `{"slow":true}` {
 			t.Fatalf("call %d: %v %v", i, r, err)
 		}
 	}
 	start := time.Now()
-	if _, err := c.CallTimeout(ctx, "m", nil, 50*time.Millisecond, errSlow); err != errSlow {
+	if _, err := rpc.Call(c, ctx, "m", nil, &jsonrpcapi.CallOptions{Timeout: 50 * time.Millisecond, TimeoutErr: errSlow}); err != errSlow {
 		t.Fatalf("short call: %v, want the timeout", err)
 	}
 	if d := time.Since(start); d > 90*time.Millisecond {
 		t.Errorf("timed out after %v", d)
 	}
 	for i := range 2 {
-		r, err := c.CallTimeout(ctx, "m", nil, 5*time.Second, errSlow)
+		r, err := rpc.Call(c, ctx, "m", nil, &jsonrpcapi.CallOptions{Timeout: 5 * time.Second, TimeoutErr: errSlow})
 		if err != nil || string(r.Result) != `{"slow":true}` {
 			t.Fatalf("call %d after the timeout: %v %v", i, r, err)
 		}

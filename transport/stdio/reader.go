@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 	"github.com/ferrymcp/ferry/internal/rawbuf"
 	"github.com/ferrymcp/ferry/jsonrpc"
 )
@@ -50,7 +51,7 @@ type lineReader struct {
 }
 
 func newLineReader(r io.Reader, lim jsonrpc.Limits) *lineReader {
-	return &lineReader{r: r, lim: lim, max: lim.MaxSizeOrDefault(), chunk: chunkSize}
+	return &lineReader{r: r, lim: lim, max: jsonrpcapi.MaxSize(lim.MaxSize), chunk: chunkSize}
 }
 
 // read returns the next message. A *[jsonrpc.DecodeError] reports one bad
@@ -82,7 +83,7 @@ func (lr *lineReader) next() ([]byte, error) {
 					n--
 				}
 				lr.discarding, lr.discarded = false, 0
-				return nil, lr.lim.TooLargeError(n)
+				return nil, jsonrpcapi.TooLarge(n, lr.max)
 			}
 			return lr.accept(trimCR(line))
 		}
@@ -111,7 +112,7 @@ func (lr *lineReader) next() ([]byte, error) {
 				if lr.droppedCR {
 					lr.discarded--
 				}
-				return nil, lr.lim.TooLargeError(lr.discarded)
+				return nil, jsonrpcapi.TooLarge(lr.discarded, lr.max)
 			case partial > 0:
 				// A last line without a newline still counts.
 				return lr.accept(trimCR(lr.buf[lr.end-partial : lr.end]))
@@ -281,7 +282,7 @@ func (lr *lineReader) accept(line []byte) ([]byte, error) {
 		return nil, nil
 	}
 	if len(line) > lr.max {
-		return nil, lr.lim.TooLargeError(len(line))
+		return nil, jsonrpcapi.TooLarge(len(line), lr.max)
 	}
 	return line[:len(line):len(line)], nil
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 )
 
@@ -24,9 +25,12 @@ const (
 	bigLine = 16 << 10
 )
 
-var wires = sync.Pool{New: func() any { return new(jsonrpc.Wire) }}
+var wires = sync.Pool{New: func() any { return new(jsonrpcapi.Wire) }}
 
-func putWire(w *jsonrpc.Wire) {
+// rpc is the JSON-RPC engine's encoder of Wires.
+var rpc = jsonrpcapi.Get[*jsonrpc.Conn, *jsonrpc.Message]()
+
+func putWire(w *jsonrpcapi.Wire) {
 	if cap(w.Bytes()) <= maxPooled {
 		w.Reset()
 		wires.Put(w)
@@ -39,15 +43,15 @@ func putWire(w *jsonrpc.Wire) {
 // flusher's own write is done, small ones together in one write system
 // call. Under load many messages thus share a write; a lone one leaves
 // at once, from the buffer it was encoded in. A long string of a message
-// (see [jsonrpc.Wire]) is written from where it is, with writev(2).
+// (see [jsonrpcapi.Wire]) is written from where it is, with writev(2).
 type lineWriter struct {
 	w io.Writer
 
 	mu       sync.Mutex
-	queue    []*jsonrpc.Wire // from wires: small lines together, a big one alone
-	queued   int             // bytes in queue
-	spare    []*jsonrpc.Wire // the flusher's previous batch list, for reuse
-	vec      [][]byte        // the flusher's pieces of a vectored write
+	queue    []*jsonrpcapi.Wire // from wires: small lines together, a big one alone
+	queued   int                // bytes in queue
+	spare    []*jsonrpcapi.Wire // the flusher's previous batch list, for reuse
+	vec      [][]byte           // the flusher's pieces of a vectored write
 	flushing bool
 	room     chan struct{} // closed when the queue is taken; made by a writer that waits
 	err      error         // sticky
@@ -81,8 +85,8 @@ func (lw *lineWriter) encode(ctx context.Context, m *jsonrpc.Message, flush bool
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	wire := wires.Get().(*jsonrpc.Wire)
-	if err := wire.Encode(m); err != nil {
+	wire := wires.Get().(*jsonrpcapi.Wire)
+	if err := rpc.EncodeWire(wire, m); err != nil {
 		putWire(wire)
 		return err
 	}
@@ -95,7 +99,7 @@ var newline = []byte{'\n'}
 
 // send queues the line in wire, or writes it when no write is in
 // progress (and flush is set). It takes wire over.
-func (lw *lineWriter) send(ctx context.Context, wire *jsonrpc.Wire, flush bool) error {
+func (lw *lineWriter) send(ctx context.Context, wire *jsonrpcapi.Wire, flush bool) error {
 	n := wire.Len()
 	// Batching spares system calls for small lines; a big one is sent at
 	// once, so that answers waiting for their batch do not pile up in
@@ -147,7 +151,7 @@ func (lw *lineWriter) send(ctx context.Context, wire *jsonrpc.Wire, flush bool) 
 }
 
 // enqueue adds a line of n bytes to the queue; the caller holds mu.
-func (lw *lineWriter) enqueue(wire *jsonrpc.Wire, n int) {
+func (lw *lineWriter) enqueue(wire *jsonrpcapi.Wire, n int) {
 	lw.queued += n
 	// Only own bytes can be appended to a line: neither may refer.
 	if k := len(lw.queue); k > 0 && n < bigLine && !wire.Refers() {
@@ -161,7 +165,7 @@ func (lw *lineWriter) enqueue(wire *jsonrpc.Wire, n int) {
 }
 
 // takeQueue hands the queue to the flusher; the caller holds mu.
-func (lw *lineWriter) takeQueue() []*jsonrpc.Wire {
+func (lw *lineWriter) takeQueue() []*jsonrpcapi.Wire {
 	q := lw.queue
 	lw.queue, lw.spare = lw.spare[:0], nil
 	lw.queued = 0
@@ -181,7 +185,7 @@ func (lw *lineWriter) makeRoom() {
 
 // drain is the flusher's loop: it writes batch, then what was queued
 // meanwhile, until nothing is left.
-func (lw *lineWriter) drain(batch []*jsonrpc.Wire) error {
+func (lw *lineWriter) drain(batch []*jsonrpcapi.Wire) error {
 	for {
 		var err error
 		for i, wire := range batch {
@@ -212,7 +216,7 @@ func (lw *lineWriter) drain(batch []*jsonrpc.Wire) error {
 }
 
 // writeWire writes one queued wire; only the flusher calls it.
-func (lw *lineWriter) writeWire(wire *jsonrpc.Wire) error {
+func (lw *lineWriter) writeWire(wire *jsonrpcapi.Wire) error {
 	if !wire.Refers() {
 		_, err := lw.w.Write(wire.Bytes())
 		return err

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 	"github.com/ferrymcp/ferry/internal/mcpheader"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
@@ -307,9 +308,9 @@ func (cs *clientStream) prepare(m *jsonrpc.Message) ([]byte, postHeader, error) 
 	if stateless && m.IsRequest() && hdr.get(headerName) == "" {
 		if field := nameField(m.Method); field != "" {
 			// The body did not say: find the name in the params.
-			if params, ok, _ := jsonrpc.Member(body, "params"); ok {
-				if v, ok, _ := jsonrpc.Member(params, field); ok && len(v) > 0 && v[0] == '"' {
-					s, _ := jsonrpc.Unquote(v)
+			if params, ok, _ := jsonrpcapi.Member(body, "params"); ok {
+				if v, ok, _ := jsonrpcapi.Member(params, field); ok && len(v) > 0 && v[0] == '"' {
+					s, _ := jsonrpcapi.Unquote(v)
 					hdr = hdr.set(headerName, mcpheader.Encode(s))
 				}
 			}
@@ -603,8 +604,8 @@ func (cs *clientStream) received(m *jsonrpc.Message) {
 	if len(m.Result) == 0 {
 		return
 	}
-	if v, ok, _ := jsonrpc.Member(m.Result, "protocolVersion"); ok && len(v) > 0 && v[0] == '"' {
-		if s, err := jsonrpc.Unquote(v); err == nil && !protocol.IsStateless(s) {
+	if v, ok, _ := jsonrpcapi.Member(m.Result, "protocolVersion"); ok && len(v) > 0 && v[0] == '"' {
+		if s, err := jsonrpcapi.Unquote(v); err == nil && !protocol.IsStateless(s) {
 			cs.mu.Lock()
 			if cs.sessionID != "" || cs.version == "" {
 				cs.version = s

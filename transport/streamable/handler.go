@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/ferrymcp/ferry/internal/httpsec"
+	"github.com/ferrymcp/ferry/internal/serverapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
@@ -376,3 +377,6 @@ func flush(w http.ResponseWriter) {
 var errClosed = errors.New("streamable: closed")
 
 func detach(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }
+
+// srv is what package server gives its transports.
+var srv = serverapi.Get[*server.Server, *server.Session]()

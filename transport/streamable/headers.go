@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 	"github.com/ferrymcp/ferry/internal/mcpheader"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
@@ -56,10 +57,10 @@ func (h *Handler) checkHeaders(r *http.Request, m *jsonrpc.Message) *jsonrpc.Err
 	if err != nil {
 		return mismatch("Mcp-Name header: %v", err)
 	}
-	body, found, _ := jsonrpc.Member(m.Params, field)
+	body, found, _ := jsonrpcapi.Member(m.Params, field)
 	var bname string
 	if found && len(body) > 0 && body[0] == '"' {
-		bname, _ = jsonrpc.Unquote(body)
+		bname, _ = jsonrpcapi.Unquote(body)
 	}
 	if hname != bname {
 		return mismatch("Mcp-Name header value %q does not match body value %q", hname, bname)
@@ -91,7 +92,7 @@ func headerParams(schema jsontext.Value) []mcpheader.Param {
 }
 
 func (h *Handler) checkParamHeaders(r *http.Request, tool string, params jsontext.Value) *jsonrpc.Error {
-	t, ok := h.server.Tool(tool)
+	t, ok := srv.Tool(h.server, tool)
 	if !ok {
 		return nil // the server answers an unknown tool itself
 	}
@@ -99,7 +100,7 @@ func (h *Handler) checkParamHeaders(r *http.Request, tool string, params jsontex
 	if len(hps) == 0 {
 		return nil
 	}
-	args, _, _ := jsonrpc.Member(params, "arguments")
+	args, _, _ := jsonrpcapi.Member(params, "arguments")
 	for _, hp := range hps {
 		value, present := mcpheader.Lookup(args, hp)
 		hv, sent := r.Header[hp.Header]

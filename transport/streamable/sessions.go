@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
@@ -107,7 +108,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 	}
 	h.sessions[s.id] = s
 	h.mu.Unlock()
-	s.conn, s.srv = h.server.ConnectSession(context.Background(), s, s.id)
+	s.conn, s.srv = srv.ConnectSession(h.server, context.Background(), s, s.id)
 	if t := h.opts.SessionIdleTimeout; t > 0 {
 		s.idle = time.AfterFunc(t, s.expire)
 	}
@@ -316,7 +317,7 @@ func (s *session) servePost(w http.ResponseWriter, r *http.Request, m *jsonrpc.M
 // involved; otherwise its events are written by the goroutine that the
 // first of them started, and this one waits for it.
 func (s *session) serveInline(w http.ResponseWriter, st *stream, m *jsonrpc.Message) {
-	reply := s.conn.Serve(m)
+	reply := rpc.Serve(s.conn, m)
 	var body []byte
 	if reply != nil {
 		b, err := jsonrpc.AppendMessage(getBuf(), reply)
@@ -584,3 +585,6 @@ func (s *session) serveStream(w http.ResponseWriter, r *http.Request, st *stream
 		}
 	}
 }
+
+// rpc is what the JSON-RPC engine gives ferry's own packages.
+var rpc = jsonrpcapi.Get[*jsonrpc.Conn, *jsonrpc.Message]()

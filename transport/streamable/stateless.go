@@ -27,7 +27,7 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, m *json
 		return
 	}
 	if m.IsRequest() {
-		if err := h.server.CheckRequestMeta(m); err != nil {
+		if err := srv.CheckRequestMeta(h.server, m); err != nil {
 			writeError(w, http.StatusBadRequest, m.ID, jsonrpc.AsError(err))
 			return
 		}
@@ -35,7 +35,7 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, m *json
 			writeError(w, http.StatusBadRequest, m.ID, mismatch("MCP-Protocol-Version header %q does not match _meta %s %q", hv, protocol.MetaProtocolVersion, m.Meta.ProtocolVersion))
 			return
 		}
-		if err := h.server.CheckVersion(m.Meta.ProtocolVersion); err != nil {
+		if err := srv.CheckVersion(h.server, m.Meta.ProtocolVersion); err != nil {
 			writeError(w, http.StatusBadRequest, m.ID, jsonrpc.AsError(err))
 			return
 		}
@@ -50,7 +50,7 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, m *json
 			Message: "the stateless protocol has no server-to-client requests to answer"})
 		return
 	case m.IsNotification():
-		h.server.HandleMessage(r.Context(), m, nil, nil)
+		srv.HandleMessage(h.server, r.Context(), m, nil, nil)
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
@@ -58,7 +58,7 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, m *json
 	if h.opts.AlwaysSSE {
 		rs.startSSE()
 	}
-	res, err := h.server.HandleMessage(r.Context(), m, nil, rs)
+	res, err := srv.HandleMessage(h.server, r.Context(), m, nil, rs)
 	rs.finish(m.ID, res, err)
 }
 
@@ -78,7 +78,7 @@ func statusFor(e *jsonrpc.Error) int {
 	return http.StatusOK
 }
 
-// responder is the [server.Peer] of one stateless request: it answers with
+// responder is the [serverapi.Peer] of one stateless request: it answers with
 // plain JSON unless something must be sent before the response, and then
 // switches to an event stream.
 type responder struct {

@@ -1,0 +1,86 @@
+// Package jsonrpcapi is the seam between package jsonrpc and the rest of
+// ferry: the parts of the JSON-RPC engine that ferry's transports and MCP
+// layers use but that are no part of jsonrpc's public API, so that the
+// engine can change without breaking anyone. It follows grpc-go's
+// internal package: package jsonrpc fills it in its init, once, before
+// any package that imports jsonrpc can run; nothing changes it after.
+//
+// Functions that handle jsonrpc's own types are in [Engine], whose type
+// parameters stand for them (this package cannot import jsonrpc, which
+// imports it); a package gets them typed, once, with
+//
+//	var rpc = jsonrpcapi.Get[*jsonrpc.Conn, *jsonrpc.Message]()
+package jsonrpcapi
+
+import (
+	"context"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Set by package jsonrpc's init; never changed after.
+var (
+	// Member returns the raw value of the top-level member name of the
+	// JSON object obj, walking only the object's top level (nested values
+	// are skipped, not decoded). Transports use it to compare HTTP headers
+	// with the body (Mcp-Name against params.name) without decoding the
+	// params.
+	Member func(obj jsontext.Value, name string) (jsontext.Value, bool, error)
+	// Unquote decodes a JSON string token.
+	Unquote func(raw jsontext.Value) (string, error)
+	// MaxSize is the size limit a jsonrpc.Limits with MaxSize limit puts
+	// on a message.
+	MaxSize func(limit int) int
+	// TooLarge is the *jsonrpc.DecodeError a stream's Read returns for a
+	// message of n bytes over the limit max.
+	TooLarge func(n, max int) error
+)
+
+// Engine holds the operations on jsonrpc's types that only ferry's own
+// packages use. C is *jsonrpc.Conn and M is *jsonrpc.Message.
+type Engine[C, M any] struct {
+	// Serve handles an incoming request on the calling goroutine, with
+	// the connection's bookkeeping (cancellation by the peer, the bound
+	// on requests in flight, panics turned into errors), and returns the
+	// reply to send, or nil when there is none (the peer cancelled the
+	// request, or the connection closed). Transports that answer each
+	// request on a response of its own (an HTTP POST) use it rather than
+	// hand the request to the connection's reader and wait for the reply:
+	// it saves two goroutine switches per request.
+	Serve func(c C, m M) M
+	// Write sends a message through the connection's stream as it is;
+	// transports that route messages (an HTTP session answering on a
+	// request's own stream) use it, so that wrappers of the stream see it.
+	Write func(c C, ctx context.Context, m M) error
+	// Call is Conn.Call with options.
+	Call func(c C, ctx context.Context, method string, params any, o *CallOptions) (M, error)
+	// EncodeWire replaces the contents of w with m's encoding.
+	EncodeWire func(w *Wire, m M) error
+}
+
+// CallOptions are the options of [Engine].Call. The zero value is a plain
+// Conn.Call.
+type CallOptions struct {
+	// Timeout, when positive, bounds the call: when it passes before the
+	// answer comes, the peer is told the call is cancelled and Call returns
+	// TimeoutErr (which should wrap context.DeadlineExceeded). It costs
+	// less than a context with a deadline, whose timer, context and
+	// cancellation are made anew for every call: the connection keeps one
+	// timer for all its calls' deadlines.
+	Timeout    time.Duration
+	TimeoutErr error
+	// OnID, when set, is given the id of the request before it is sent,
+	// for callers that must recognise messages about the request (such as
+	// a subscription's notifications) before its response arrives.
+	OnID func(id int64)
+}
+
+var engine any
+
+// Set is called once, by package jsonrpc's init.
+func Set[C, M any](e Engine[C, M]) { engine = e }
+
+// Get returns the engine package jsonrpc set; C and M must be
+// *jsonrpc.Conn and *jsonrpc.Message.
+func Get[C, M any]() Engine[C, M] { return engine.(Engine[C, M]) }

@@ -1,0 +1,63 @@
+// Package serverapi is the seam between package server and ferry's
+// transports: the operations on a server.Server that the transports need
+// and that are no part of the server's API for users. It follows
+// grpc-go's internal package: package server fills it in its init, once,
+// before any package that imports server can run; nothing changes it
+// after.
+//
+// The functions are in [Server], whose type parameters stand for
+// *server.Server and *server.Session (this package cannot import server,
+// which imports it); a transport gets them typed, once, with
+//
+//	var srv = serverapi.Get[*server.Server, *server.Session]()
+package serverapi
+
+import (
+	"context"
+
+	"github.com/ferrymcp/ferry/jsonrpc"
+	"github.com/ferrymcp/ferry/protocol"
+)
+
+// Peer carries messages back to the client a request came from. A
+// jsonrpc.Conn is one; HTTP transports provide their own.
+type Peer interface {
+	// Notify sends a notification. Transports that have one stream per
+	// request route it by the request in ctx.
+	Notify(ctx context.Context, method string, params any) error
+	// Call sends a server-to-client request (legacy sessions only) and
+	// returns the response.
+	Call(ctx context.Context, method string, params any) (*jsonrpc.Message, error)
+}
+
+// Server holds the operations on a server that only transports use. S is
+// *server.Server and Sess *server.Session.
+type Server[S, Sess any] struct {
+	// HandleMessage serves one incoming request or notification and
+	// returns the result to send back: sess is the legacy session the
+	// message belongs to (nil for a sessionless HTTP request) and peer
+	// the way back to the client.
+	HandleMessage func(s S, ctx context.Context, m *jsonrpc.Message, sess Sess, peer Peer) (any, error)
+	// ConnectSession is Server.Connect for transports that name their
+	// sessions (an HTTP session's Mcp-Session-Id): it also returns the
+	// legacy session of the connection, whose ID is id.
+	ConnectSession func(s S, ctx context.Context, stream jsonrpc.Stream, id string) (*jsonrpc.Conn, Sess)
+	// CheckRequestMeta checks that a stateless request carries the _meta
+	// fields every request must.
+	CheckRequestMeta func(s S, m *jsonrpc.Message) error
+	// CheckVersion returns the UnsupportedProtocolVersionError for a
+	// stateless request in revision v, or nil when the server serves v
+	// statelessly.
+	CheckVersion func(s S, v string) error
+	// Tool returns the registered tool called name.
+	Tool func(s S, name string) (protocol.Tool, bool)
+}
+
+var server any
+
+// Set is called once, by package server's init.
+func Set[S, Sess any](f Server[S, Sess]) { server = f }
+
+// Get returns the functions package server set; S and Sess must be
+// *server.Server and *server.Session.
+func Get[S, Sess any]() Server[S, Sess] { return server.(Server[S, Sess]) }

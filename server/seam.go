@@ -1,0 +1,15 @@
+package server
+
+import "github.com/ferrymcp/ferry/internal/serverapi"
+
+// init gives ferry's transports the operations that are no part of the
+// server's API for users (see internal/serverapi).
+func init() {
+	serverapi.Set(serverapi.Server[*Server, *Session]{
+		HandleMessage:    (*Server).handleMessage,
+		ConnectSession:   (*Server).connectSession,
+		CheckRequestMeta: (*Server).checkRequestMeta,
+		CheckVersion:     (*Server).checkVersion,
+		Tool:             (*Server).tool,
+	})
+}
