@@ -17,6 +17,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Transport is how a server is reached.
@@ -80,6 +82,9 @@ type File struct {
 	Format string
 	// Servers are the entries in the order of the file.
 	Servers []*Server
+	// Agent is the file's "agent" member, ferry's agent settings, as
+	// JSON without the comments; nil when there is none.
+	Agent jsontext.Value
 }
 
 // Error is a problem with a configuration: File always, Server and Key

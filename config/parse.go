@@ -121,6 +121,17 @@ func (p *parser) top(dec *jsontext.Decoder, name string) error {
 		}
 		p.found = true
 		return eachMember(dec, p.entry)
+	case "agent":
+		// ferry's agent keeps its settings next to the servers.
+		raw, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		if len(raw) > MaxEntryBytes {
+			return &posError{off: dec.InputOffset(), err: fmt.Errorf("the agent settings' %d bytes exceed the limit of %d", len(raw), MaxEntryBytes)}
+		}
+		p.f.Agent = bytes.Clone(raw)
+		return nil
 	case "projects":
 		// Claude Code's ~/.claude.json keeps the servers of each project
 		// under its path.

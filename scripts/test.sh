@@ -12,9 +12,11 @@ step() { printf '\n== %s\n' "$*"; }
 step "Go modules"
 # The modules of the workspace (go.work): the library, the ferry command
 # (a module of its own, so that what only the command needs stays out of
-# the library's module graph) and the interop tests.
+# the library's module graph), the agent (a module of its own, so that
+# the LLM providers' SDKs stay out of the library's) and the interop tests.
 go mod download
 (cd cmd/ferry && go mod download)
+(cd agent && go mod download)
 (cd interop && go mod download)
 
 step "npm peers (interop/node, pinned by package-lock.json)"
@@ -29,14 +31,14 @@ unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' 
 if [ -n "$unformatted" ]; then
 	echo "not gofmt'ed:"; echo "$unformatted"; exit 1
 fi
-go vet ./... ./cmd/ferry/...
+go vet ./... ./cmd/ferry/... ./agent/...
 # The echo server's build-tag variants (see its package comment).
 go vet -tags nohttp ./bench/echo-server
 go vet -tags ferryprof ./bench/echo-server
 (cd interop && go vet ./...)
 
 step "go test -race (library)"
-go test -race -count=1 ./... ./cmd/ferry/...
+go test -race -count=1 ./... ./cmd/ferry/... ./agent/...
 
 step "allocation budgets (without -race, which allocates on its own)"
 go test -count=1 -run Budget ./... ./cmd/ferry/...

@@ -1,0 +1,247 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/ferrymcp/ferry/host"
+	"github.com/ferrymcp/ferry/protocol"
+)
+
+// Toolbox is where the agent's tools come from: a *host.Host, whose list
+// gathers the tools of many servers under names such as server__tool.
+type Toolbox interface {
+	// Tools lists the tools; servers that fail are left out and their
+	// errors joined.
+	Tools(ctx context.Context) ([]host.Tool, error)
+	// Call calls a tool by its name in the list. Cancelling ctx cancels
+	// the call (the server is sent notifications/cancelled).
+	Call(ctx context.Context, name string, args any) (*protocol.CallToolResult, error)
+}
+
+// Limits bound a turn. The zero value means the defaults.
+type Limits struct {
+	// MaxSteps bounds the model requests of a turn (default
+	// [DefaultMaxSteps]; negative: no limit).
+	MaxSteps int
+	// MaxTime bounds a turn's duration (0: no limit).
+	MaxTime time.Duration
+	// MaxTokens bounds the tokens of a turn, input and output of every
+	// request together (0: no limit).
+	MaxTokens int64
+	// MaxResultBytes bounds the text of a tool result given to the model
+	// (default [DefaultMaxResultBytes]; negative: no limit); MaxImageBytes
+	// the size of each image (default [DefaultMaxImageBytes]).
+	MaxResultBytes int
+	MaxImageBytes  int
+	// ContextTokens is the model's context window, against which the
+	// size of the tool schemas is weighed (default
+	// [DefaultContextTokens]).
+	ContextTokens int
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxSteps == 0 {
+		l.MaxSteps = DefaultMaxSteps
+	}
+	if l.MaxResultBytes == 0 {
+		l.MaxResultBytes = DefaultMaxResultBytes
+	}
+	if l.MaxImageBytes == 0 {
+		l.MaxImageBytes = DefaultMaxImageBytes
+	}
+	if l.ContextTokens <= 0 {
+		l.ContextTokens = DefaultContextTokens
+	}
+	return l
+}
+
+// LimitError says a turn stopped at a limit.
+type LimitError struct {
+	// Limit is "steps", "tokens" or "time".
+	Limit string
+	Value any
+}
+
+func (e *LimitError) Error() string {
+	switch e.Limit {
+	case "steps":
+		return fmt.Sprintf("the turn stopped after %v model requests (the step limit)", e.Value)
+	case "tokens":
+		return fmt.Sprintf("the turn stopped after using more than %v tokens (the token limit)", e.Value)
+	}
+	return fmt.Sprintf("the turn stopped after %v (the time limit)", e.Value)
+}
+
+// Agent runs turns of a conversation. Set its fields before the first
+// turn; a turn at a time.
+type Agent struct {
+	// Model answers. Required.
+	Model Model
+	// ModelName names the model in sampling results and saved
+	// conversations ("openai/gpt-4o").
+	ModelName string
+	// Tools are the tools the model may call; nil means none.
+	Tools Toolbox
+	// System is the system prompt.
+	System string
+	// Policy approves tool calls and sampling requests; nil refuses
+	// them all.
+	Policy *Policy
+	Limits Limits
+	// MaxOutputTokens bounds each reply (0: the provider's default).
+	MaxOutputTokens int64
+	// OnEvent sees what happens, one event at a time.
+	OnEvent func(Event)
+	// Conversation is the conversation so far; nil starts one.
+	Conversation *Conversation
+
+	emitMu sync.Mutex
+	state  toolState
+	// turnUsage gathers the tokens of the running turn, sampling
+	// included.
+	usageMu   sync.Mutex
+	turnUsage Usage
+}
+
+// Result is the outcome of a turn.
+type Result struct {
+	// Answer is the text of the model's last reply.
+	Answer string `json:"answer"`
+	// Calls are the turn's tool calls, in the order the model asked for
+	// them.
+	Calls []*CallRecord `json:"toolCalls"`
+	Usage Usage         `json:"usage"`
+	// Steps is the number of model requests.
+	Steps int        `json:"steps"`
+	Stop  StopReason `json:"stopReason,omitempty"`
+	Model string     `json:"model,omitempty"`
+}
+
+func (a *Agent) emit(e Event) {
+	if a.OnEvent == nil {
+		return
+	}
+	a.emitMu.Lock()
+	defer a.emitMu.Unlock()
+	a.OnEvent(e)
+}
+
+func (a *Agent) addUsage(u Usage) {
+	a.usageMu.Lock()
+	a.turnUsage = a.turnUsage.Add(u)
+	a.usageMu.Unlock()
+}
+
+func (a *Agent) usage() Usage {
+	a.usageMu.Lock()
+	defer a.usageMu.Unlock()
+	return a.turnUsage
+}
+
+func (a *Agent) conversation() *Conversation {
+	if a.Conversation == nil {
+		a.Conversation = &Conversation{}
+	}
+	return a.Conversation
+}
+
+// Run runs one turn: the user's message, then model requests and tool
+// calls until the model answers or a limit is reached. The conversation
+// keeps everything; every tool call the model asked for has a result in
+// it, even when the turn stopped early (cancelled, at a limit), so that
+// the next request is valid.
+//
+// When ctx is cancelled, the tool calls in flight are cancelled and Run
+// returns the partial result with ctx's error; a limit ends the turn
+// with a *[LimitError].
+func (a *Agent) Run(ctx context.Context, input ...Part) (*Result, error) {
+	if a.Model == nil {
+		return nil, errors.New("agent: no model")
+	}
+	lim := a.Limits.withDefaults()
+	conv := a.conversation()
+	if len(input) > 0 {
+		conv.Messages = append(conv.Messages, UserMessage(input...))
+	}
+	a.usageMu.Lock()
+	a.turnUsage = Usage{}
+	a.usageMu.Unlock()
+	if lim.MaxTime > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, lim.MaxTime, &LimitError{Limit: "time", Value: lim.MaxTime})
+		defer cancel()
+	}
+	res := &Result{Model: a.ModelName}
+	defer func() {
+		res.Usage = a.usage()
+		conv.Usage = conv.Usage.Add(res.Usage)
+		a.emit(Event{Kind: EventUsage, Usage: res.Usage})
+	}()
+	for step := 1; ; step++ {
+		if lim.MaxSteps > 0 && step > lim.MaxSteps {
+			return res, &LimitError{Limit: "steps", Value: lim.MaxSteps}
+		}
+		done, err := a.step(ctx, step, lim, res)
+		if err != nil {
+			if cause := context.Cause(ctx); ctx.Err() != nil && cause != nil {
+				err = cause
+			}
+			return res, err
+		}
+		if done {
+			return res, nil
+		}
+		if lim.MaxTokens > 0 && a.usage().Total() > lim.MaxTokens {
+			return res, &LimitError{Limit: "tokens", Value: lim.MaxTokens}
+		}
+	}
+}
+
+// step makes one model request and runs the tool calls of its reply; done
+// says the model answered without calling tools.
+func (a *Agent) step(ctx context.Context, n int, lim Limits, res *Result) (done bool, err error) {
+	conv := a.conversation()
+	tools := a.listTools(ctx, lim)
+	req := &Request{System: a.System, Messages: conv.Messages, Tools: tools.specs, MaxTokens: a.MaxOutputTokens}
+	if req.System == "" {
+		req.System = conv.System
+	}
+	res.Steps = n
+	reply, err := a.Model.Generate(ctx, req, func(d Delta) {
+		if d.Text != "" {
+			a.emit(Event{Kind: EventText, Text: d.Text})
+		}
+	})
+	if err != nil {
+		return false, err
+	}
+	a.addUsage(reply.Usage)
+	a.emit(Event{Kind: EventStep, Step: n, Usage: reply.Usage})
+	if reply.Model != "" && res.Model == "" {
+		res.Model = reply.Model
+	}
+	reply.Message.Role = Assistant
+	conv.Messages = append(conv.Messages, reply.Message)
+	res.Stop = reply.Stop
+	calls := reply.Message.ToolCalls()
+	if len(calls) == 0 {
+		res.Answer = reply.Message.Text()
+		switch reply.Stop {
+		case MaxTokens:
+			a.emit(Event{Kind: EventWarning, Text: "the answer was cut at the reply's token limit"})
+		case Refusal:
+			a.emit(Event{Kind: EventWarning, Text: "the model refused to answer"})
+		}
+		return true, nil
+	}
+	if t := reply.Message.Text(); t != "" {
+		res.Answer = t
+	}
+	results := a.runCalls(ctx, calls, tools, lim, res)
+	conv.Messages = append(conv.Messages, Message{Role: Tool, Parts: results})
+	return false, ctx.Err()
+}

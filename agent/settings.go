@@ -1,0 +1,135 @@
+package agent
+
+import (
+	"fmt"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ferrymcp/ferry/config"
+)
+
+// Settings are the agent's settings in a configuration file: its "agent"
+// member, next to the servers.
+//
+//	{
+//	  "mcpServers": { ... },
+//	  "agent": {
+//	    "model": "openai/gpt-4o",
+//	    "approval": "ask",
+//	    "allow": ["memory__read_graph", "*__search_*"],
+//	    "deny": ["*__delete_*"],
+//	    "sampling": {"allow": ["everything"]},
+//	    "providers": {"openai": {"apiKey": "${OPENAI_API_KEY}", "baseURL": "https://api.openai.com/v1"}}
+//	  }
+//	}
+//
+// Strings of providers may use ${VAR} as server entries do.
+type Settings struct {
+	// Model is "PROVIDER/MODEL".
+	Model  string `json:"model,omitempty"`
+	System string `json:"system,omitempty"`
+	// Approval is "ask", "auto" or "deny".
+	Approval string `json:"approval,omitempty"`
+	// Allow and Deny are tool names or patterns (server__tool).
+	Allow []string `json:"allow,omitempty"`
+	Deny  []string `json:"deny,omitempty"`
+	// Sampling lists the servers whose sampling requests are answered, or
+	// refused, without asking.
+	Sampling struct {
+		Allow []string `json:"allow,omitempty"`
+		Deny  []string `json:"deny,omitempty"`
+	} `json:"sampling,omitzero"`
+	MaxSteps       int   `json:"maxSteps,omitempty"`
+	MaxTokens      int64 `json:"maxTokens,omitempty"`
+	MaxResultBytes int   `json:"maxResultBytes,omitempty"`
+	ContextTokens  int   `json:"contextTokens,omitempty"`
+	// Providers hold each provider's key and base URL, by provider name.
+	Providers map[string]ProviderSettings `json:"providers,omitempty"`
+}
+
+// ProviderSettings are a provider's key and address.
+type ProviderSettings struct {
+	APIKey  string `json:"apiKey,omitempty"`
+	BaseURL string `json:"baseURL,omitempty"`
+}
+
+// ReadSettings reads the "agent" member of a configuration file (nil
+// when it has none); vars expands ${VAR} in the providers' strings.
+func ReadSettings(f *config.File, vars *config.Vars) (*Settings, error) {
+	if f.Agent == nil {
+		return nil, nil
+	}
+	return parseSettings(f.Path, f.Agent, vars)
+}
+
+func parseSettings(path string, raw jsontext.Value, vars *config.Vars) (*Settings, error) {
+	var s Settings
+	if err := json.Unmarshal(raw, &s, json.RejectUnknownMembers(true)); err != nil {
+		return nil, fmt.Errorf("%s: agent: %w", path, err)
+	}
+	if s.Approval != "" {
+		if _, err := ParseMode(s.Approval); err != nil {
+			return nil, fmt.Errorf("%s: agent: %w", path, err)
+		}
+	}
+	for name, p := range s.Providers {
+		var err error
+		if vars != nil {
+			if p.APIKey, err = vars.Expand(p.APIKey); err != nil {
+				return nil, fmt.Errorf("%s: agent: providers.%s.apiKey: %w", path, name, err)
+			}
+			if p.BaseURL, err = vars.Expand(p.BaseURL); err != nil {
+				return nil, fmt.Errorf("%s: agent: providers.%s.baseURL: %w", path, name, err)
+			}
+		}
+		s.Providers[name] = p
+	}
+	return &s, nil
+}
+
+// Merge fills what s leaves unset from t (an earlier file wins, as for
+// servers).
+func (s *Settings) Merge(t *Settings) *Settings {
+	if s == nil {
+		return t
+	}
+	if t == nil {
+		return s
+	}
+	out := *s
+	if out.Model == "" {
+		out.Model = t.Model
+	}
+	if out.System == "" {
+		out.System = t.System
+	}
+	if out.Approval == "" {
+		out.Approval = t.Approval
+	}
+	out.Allow = append(append([]string(nil), out.Allow...), t.Allow...)
+	out.Deny = append(append([]string(nil), out.Deny...), t.Deny...)
+	out.Sampling.Allow = append(append([]string(nil), out.Sampling.Allow...), t.Sampling.Allow...)
+	out.Sampling.Deny = append(append([]string(nil), out.Sampling.Deny...), t.Sampling.Deny...)
+	if out.MaxSteps == 0 {
+		out.MaxSteps = t.MaxSteps
+	}
+	if out.MaxTokens == 0 {
+		out.MaxTokens = t.MaxTokens
+	}
+	if out.MaxResultBytes == 0 {
+		out.MaxResultBytes = t.MaxResultBytes
+	}
+	if out.ContextTokens == 0 {
+		out.ContextTokens = t.ContextTokens
+	}
+	providers := map[string]ProviderSettings{}
+	for k, v := range t.Providers {
+		providers[k] = v
+	}
+	for k, v := range s.Providers {
+		providers[k] = v
+	}
+	out.Providers = providers
+	return &out
+}

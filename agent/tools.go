@@ -1,0 +1,308 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ferrymcp/ferry/client"
+	"github.com/ferrymcp/ferry/host"
+	"github.com/ferrymcp/ferry/protocol"
+)
+
+// toolSet is the tools of one step: what the model is told and how its
+// names lead back to the host's tools.
+type toolSet struct {
+	specs  []ToolSpec
+	names  *Names
+	byName map[string]*host.Tool // by the host's name
+}
+
+// toolState is what the agent remembers between steps: the last list,
+// to report changes, and the warnings already given.
+type toolState struct {
+	mu        sync.Mutex
+	listed    bool
+	last      []string
+	warned    map[string]bool
+	schemaTok int
+}
+
+// listTools lists the tools for a step, reporting changes since the last
+// step and warnings (servers that failed to list, schemas that crowd the
+// context).
+func (a *Agent) listTools(ctx context.Context, lim Limits) *toolSet {
+	ts := &toolSet{names: NewNames(nil), byName: map[string]*host.Tool{}}
+	if a.Tools == nil {
+		return ts
+	}
+	list, err := a.Tools.Tools(ctx)
+	if err != nil && ctx.Err() == nil {
+		a.warnOnce("tools:"+err.Error(), "some servers' tools are not available: "+err.Error())
+	}
+	names := make([]string, len(list))
+	for i := range list {
+		names[i] = list[i].Name
+		ts.byName[list[i].Name] = &list[i]
+	}
+	ts.names = NewNames(names)
+	size := 0
+	for i := range list {
+		spec := ToolSpec{Name: ts.names.Model(list[i].Name), Description: describe(&list[i].Tool), Schema: schemaForModel(list[i].Tool.InputSchema)}
+		size += len(spec.Name) + len(spec.Description) + len(spec.Schema)
+		ts.specs = append(ts.specs, spec)
+	}
+	a.noteChanges(names)
+	a.checkSchemaSize(size, len(list), lim.ContextTokens)
+	return ts
+}
+
+// describe is the description the model gets: the tool's, or its title.
+func describe(t *protocol.Tool) string {
+	if t.Description != "" {
+		return t.Description
+	}
+	if t.Title != "" {
+		return t.Title
+	}
+	if t.Annotations != nil {
+		return t.Annotations.Title
+	}
+	return ""
+}
+
+// schemaForModel makes an input schema fit for the providers: an object
+// schema ("type":"object" present), without "$schema" (some compatible
+// endpoints reject it).
+func schemaForModel(raw jsontext.Value) jsontext.Value {
+	var m map[string]jsontext.Value
+	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil || m == nil {
+		return jsontext.Value(`{"type":"object","properties":{}}`)
+	}
+	_, hasSchema := m["$schema"]
+	_, hasType := m["type"]
+	if !hasSchema && hasType {
+		return raw
+	}
+	delete(m, "$schema")
+	if !hasType {
+		m["type"] = jsontext.Value(`"object"`)
+	}
+	out, err := json.Marshal(m, json.Deterministic(true))
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
+func (a *Agent) noteChanges(names []string) {
+	st := &a.state
+	st.mu.Lock()
+	sorted := slices.Sorted(slices.Values(names))
+	prev, listed := st.last, st.listed
+	st.last, st.listed = sorted, true
+	st.mu.Unlock()
+	if !listed || slices.Equal(prev, sorted) {
+		return
+	}
+	var added, removed []string
+	for _, n := range sorted {
+		if _, ok := slices.BinarySearch(prev, n); !ok {
+			added = append(added, n)
+		}
+	}
+	for _, n := range prev {
+		if _, ok := slices.BinarySearch(sorted, n); !ok {
+			removed = append(removed, n)
+		}
+	}
+	a.emit(Event{Kind: EventToolsChanged, Added: added, Removed: removed})
+}
+
+// schemaShare is the share of the context window the tool schemas may
+// take before the agent warns.
+const schemaShare = 4 // a quarter
+
+// checkSchemaSize warns when the tools' names, descriptions and schemas
+// (about four bytes a token) take more than a quarter of the context.
+func (a *Agent) checkSchemaSize(bytes, n, contextTokens int) {
+	tokens := bytes / 4
+	st := &a.state
+	st.mu.Lock()
+	same := st.schemaTok == tokens
+	st.schemaTok = tokens
+	st.mu.Unlock()
+	if same || tokens*schemaShare <= contextTokens {
+		return
+	}
+	a.emit(Event{Kind: EventWarning, Text: fmt.Sprintf(
+		"the %d tools' descriptions and schemas take about %d tokens, %d%% of the model's context of %d; "+
+			"allow fewer tools (allowedTools in the configuration, or the agent's deny list)",
+		n, tokens, tokens*100/contextTokens, contextTokens)})
+}
+
+func (a *Agent) warnOnce(key, text string) {
+	st := &a.state
+	st.mu.Lock()
+	if st.warned == nil {
+		st.warned = map[string]bool{}
+	}
+	seen := st.warned[key]
+	st.warned[key] = true
+	st.mu.Unlock()
+	if !seen {
+		a.emit(Event{Kind: EventWarning, Text: text})
+	}
+}
+
+// pending is a call on its way: its record, the tool, and its result.
+type pending struct {
+	call   *ToolCall
+	rec    *CallRecord
+	tool   *host.Tool
+	args   jsontext.Value
+	result ToolResult
+}
+
+// runCalls answers every call of a reply: the ones that cannot run
+// (unknown tool, invalid arguments, denied) at once with an error, the
+// others all at the same time. The results come back in the calls'
+// order, one per call, whatever happened (a cancelled call gets one
+// saying so).
+func (a *Agent) runCalls(ctx context.Context, calls []*ToolCall, ts *toolSet, lim Limits, res *Result) []Part {
+	ps := make([]*pending, len(calls))
+	for i, c := range calls {
+		p := &pending{call: c, rec: &CallRecord{ID: c.ID, Name: c.Name, Arguments: argumentsJSON(c.Arguments)}}
+		p.result = ToolResult{CallID: c.ID, Name: c.Name}
+		ps[i] = p
+		res.Calls = append(res.Calls, p.rec)
+		a.prepare(ctx, p, ts)
+	}
+	var wg sync.WaitGroup
+	for _, p := range ps {
+		if p.tool == nil {
+			continue
+		}
+		wg.Go(func() { a.call(ctx, p, lim) })
+	}
+	wg.Wait()
+	parts := make([]Part, len(ps))
+	for i, p := range ps {
+		r := p.result
+		parts[i] = Part{Type: ToolResultPart, Result: &r}
+	}
+	return parts
+}
+
+// prepare resolves a call's tool, checks its arguments and asks for
+// approval; a call that may not run gets its error result here, and its
+// start and end events.
+func (a *Agent) prepare(ctx context.Context, p *pending, ts *toolSet) {
+	fail := func(msg string, denied bool) {
+		p.tool = nil
+		p.rec.Error, p.rec.IsError, p.rec.Denied = msg, true, denied
+		p.rec.Started = time.Now()
+		p.result.Content = []Part{Text(msg)}
+		p.result.IsError = true
+		p.rec.Result = msg
+		a.emit(Event{Kind: EventToolStart, Call: p.rec})
+		a.emit(Event{Kind: EventToolEnd, Call: p.rec})
+	}
+	name, ok := ts.names.Tool(p.call.Name)
+	t := ts.byName[name]
+	if !ok || t == nil {
+		fail(fmt.Sprintf("Error: there is no tool named %q.", p.call.Name), false)
+		return
+	}
+	p.rec.Name, p.rec.Server, p.rec.Tool = t.Name, t.Server, t.Tool.Name
+	args, ok := objectArgs(p.call.Arguments)
+	if !ok {
+		fail(fmt.Sprintf("Error: the arguments of this call are not a JSON object (%s); nothing was run. "+
+			"Call the tool again with a JSON object of its parameters.", argsProblem(p.call.Arguments)), false)
+		return
+	}
+	p.args = args
+	if ctx.Err() != nil {
+		fail("Error: not run: the turn was cancelled.", false)
+		return
+	}
+	if v := a.Policy.decideTool(ctx, t, args); !v.ok {
+		fail(v.reason, true)
+		return
+	}
+	p.tool = t
+}
+
+// argsProblem says what is wrong with arguments that are not an object.
+func argsProblem(raw string) string {
+	v := jsontext.Value(raw)
+	if v.IsValid() {
+		return "a JSON " + kindName(v.Kind()) + " was given"
+	}
+	var x any
+	err := json.Unmarshal(v, &x)
+	short := raw
+	if len(short) > 200 {
+		short = truncate(short, 200) + "…"
+	}
+	if err == nil {
+		return fmt.Sprintf("invalid JSON: %q", short)
+	}
+	return fmt.Sprintf("invalid JSON: %v: %q", err, short)
+}
+
+func kindName(k jsontext.Kind) string {
+	switch k {
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case '0':
+		return "number"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "value"
+}
+
+// call runs an approved call and records its result.
+func (a *Agent) call(ctx context.Context, p *pending, lim Limits) {
+	p.rec.Started = time.Now()
+	a.emit(Event{Kind: EventToolStart, Call: p.rec})
+	cctx := client.WithProgress(ctx, func(pp *protocol.ProgressParams) {
+		a.emit(Event{Kind: EventToolProgress, Call: p.rec, Progress: pp})
+	})
+	out, err := a.Tools.Call(cctx, p.tool.Name, p.args)
+	p.rec.Duration = time.Since(p.rec.Started)
+	p.rec.Millis = p.rec.Duration.Milliseconds()
+	switch {
+	case err != nil && ctx.Err() != nil:
+		msg := "Error: the call was cancelled by the user before it finished."
+		if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+			msg = "Error: the call was cancelled: " + cause.Error()
+		}
+		p.rec.Error, p.rec.IsError = msg, true
+		p.result.Content, p.result.IsError = []Part{Text(msg)}, true
+	case err != nil:
+		msg := "Error: " + err.Error()
+		p.rec.Error, p.rec.IsError = msg, true
+		p.result.Content, p.result.IsError = []Part{Text(msg)}, true
+	default:
+		parts, cut := toolResult(out, lim.MaxResultBytes, lim.MaxImageBytes)
+		p.result.Content, p.result.IsError = parts, out.IsError
+		p.rec.Cut, p.rec.IsError = cut, out.IsError
+		if out.IsError {
+			p.rec.Error = summary(parts, 200)
+		}
+	}
+	p.rec.Result = summary(p.result.Content, 200)
+	a.emit(Event{Kind: EventToolEnd, Call: p.rec})
+}
