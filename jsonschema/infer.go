@@ -119,7 +119,10 @@ var inferCache sync.Map // cacheKey → cacheEntry
 //	description=D         description (cannot contain commas: prefer the
 //	                      description tag)
 //	enum=a|b|c            allowed values, parsed as the field's type
-//	default=V             default value, parsed as the field's type
+//	default=V             default value, parsed as the field's type; an
+//	                      annotation in the schema, which the server's
+//	                      typed tools (server.AddTool) also apply: an
+//	                      omitted argument reaches the handler as V
 //	example=V             an example (may repeat), parsed as the field's type
 //	minimum=N, maximum=N, exclusiveMinimum=N, exclusiveMaximum=N,
 //	multipleOf=N          numeric bounds

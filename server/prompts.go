@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -18,8 +19,13 @@ type promptEntry struct {
 	handler PromptHandler
 }
 
-// AddPrompt adds (or replaces) a prompt.
+// AddPrompt adds (or replaces) a prompt. It panics on an empty name and on
+// a nil handler.
 func (s *Server) AddPrompt(p *protocol.Prompt, h PromptHandler) {
+	if p.Name == "" {
+		panic("server: a prompt needs a name")
+	}
+	mustHandler(h == nil, fmt.Sprintf("prompt %q", p.Name))
 	s.mu.Lock()
 	s.prompts.put(p.Name, &promptEntry{prompt: *p, handler: h})
 	s.mu.Unlock()

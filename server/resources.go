@@ -34,8 +34,14 @@ type templateEntry struct {
 	handler  ResourceHandler
 }
 
-// AddResource adds (or replaces) a resource.
+// AddResource adds (or replaces) a resource. It panics on a URI that is
+// not absolute (it must start with a scheme: "notes://readme", not
+// "readme") and on a nil handler.
 func (s *Server) AddResource(r *protocol.Resource, h ResourceHandler) {
+	if err := checkResourceURI(r.URI); err != nil {
+		panic(err.Error())
+	}
+	mustHandler(h == nil, fmt.Sprintf("resource %q", r.URI))
 	s.mu.Lock()
 	s.resources.put(r.URI, &resourceEntry{resource: *r, handler: h})
 	s.mu.Unlock()
@@ -44,12 +50,17 @@ func (s *Server) AddResource(r *protocol.Resource, h ResourceHandler) {
 
 // AddResourceTemplate adds (or replaces) a resource template: reads of
 // URIs that match t.URITemplate (RFC 6570) and are not resources of their
-// own go to h. It panics if the template is invalid.
+// own go to h. It panics if the template is invalid, does not start with
+// a scheme (or a variable), or h is nil.
 func (s *Server) AddResourceTemplate(t *protocol.ResourceTemplate, h ResourceHandler) {
 	compiled, err := uritemplate.New(t.URITemplate)
 	if err != nil {
 		panic(fmt.Sprintf("server: resource template %q: %v", t.URITemplate, err))
 	}
+	if err := checkTemplateURI(t.URITemplate); err != nil {
+		panic(err.Error())
+	}
+	mustHandler(h == nil, fmt.Sprintf("resource template %q", t.URITemplate))
 	s.mu.Lock()
 	s.templates.put(t.URITemplate, &templateEntry{template: *t, compiled: compiled, handler: h})
 	s.mu.Unlock()

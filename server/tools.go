@@ -44,14 +44,21 @@ type toolEntry struct {
 
 // AddTool adds (or replaces) a tool with a raw handler. t.InputSchema is
 // the JSON Schema arguments are validated against before h runs; nil means
-// any object. It panics if the schema cannot be compiled: that is a
-// programming error, like a bad pattern given to http.Handle. Schemas
-// beyond the built-in validator (composition and conditional keywords,
-// dialects other than 2020-12 and draft-07) need the full engine:
+// any object.
+//
+// It panics, as http.Handle does for a bad pattern, on a programming error
+// that would make every call fail or some client stumble: a name outside
+// the specification's rules (1 to 128 of A-Z, a-z, 0-9, '_', '-', '.'), an
+// input schema that does not compile or whose root is not of type
+// "object", or a nil handler. [CheckTool] reports the same without
+// panicking. Schemas beyond the built-in validator (composition and
+// conditional keywords, dialects other than 2020-12 and draft-07) need
+// the full engine:
 //
 //	import _ "github.com/ferrymcp/ferry/jsonschema/full"
 func (s *Server) AddTool(t *protocol.Tool, h ToolHandler) {
 	tool := *t
+	mustTool(&tool, h == nil)
 	if len(tool.InputSchema) == 0 {
 		tool.InputSchema = jsontext.Value(`{"type":"object"}`)
 	}
@@ -65,11 +72,22 @@ func (s *Server) AddTool(t *protocol.Tool, h ToolHandler) {
 }
 
 // AddTool adds (or replaces) a typed tool: the input schema is inferred
-// from In (see the jsonschema package for the struct tags it reads) unless
+// from In (see [jsonschema.Infer] for the struct tags it reads) unless
 // t.InputSchema is set, and so is the output schema from Out when Out is a
 // struct. Arguments are validated and decoded into In before h runs.
+//
+// In must be a struct (or a map, or [jsontext.Value]): a tool's arguments
+// are a JSON object. The defaults of its fields (default=V in a
+// jsonschema tag, or "default" in a t.InputSchema's top-level properties)
+// are applied: a field whose argument is omitted holds its default, not
+// zero. Defaults that would share memory between calls (slices, maps,
+// pointers) stay annotations.
+//
+// It panics where [Server.AddTool] does, and on an In whose schema is not
+// an object (In=int, for example).
 func AddTool[In, Out any](s *Server, t *protocol.Tool, h TypedToolHandler[In, Out]) {
 	tool := *t
+	mustTool(&tool, h == nil)
 	var validator *jsonschema.Validator
 	var err error
 	if len(tool.InputSchema) == 0 {
@@ -77,9 +95,13 @@ func AddTool[In, Out any](s *Server, t *protocol.Tool, h TypedToolHandler[In, Ou
 	} else {
 		validator, err = jsonschema.CompileJSON(tool.InputSchema)
 	}
+	if err == nil {
+		err = checkObjectSchema(tool.InputSchema)
+	}
 	if err != nil {
 		panic(fmt.Sprintf("server: tool %q: input schema: %v", tool.Name, err))
 	}
+	defaults := inputDefaults[In](tool.InputSchema)
 	outType := reflect.TypeFor[Out]()
 	structured := isStructured(outType)
 	if structured && len(tool.OutputSchema) == 0 {
@@ -89,7 +111,7 @@ func AddTool[In, Out any](s *Server, t *protocol.Tool, h TypedToolHandler[In, Ou
 	}
 	required, exact := stringArgs(reflect.TypeFor[In](), validator)
 	handler := func(ctx context.Context, req *Request, args jsontext.Value) (any, error) {
-		var in In
+		in := defaults
 		switch {
 		case exact && jsonfast.DecodeStringFields(args, &in, required):
 			// Decoded and, in the same pass, found valid.
@@ -99,9 +121,9 @@ func AddTool[In, Out any](s *Server, t *protocol.Tool, h TypedToolHandler[In, Ou
 			}
 			fallthrough
 		default:
-			in = *new(In)
+			in = defaults
 			if len(args) > 0 && !jsonfast.DecodeStruct(args, &in) {
-				in = *new(In)
+				in = defaults
 				if err := json.Unmarshal(args, &in); err != nil {
 					return invalidArguments(tool.Name, err), nil
 				}
@@ -167,6 +189,14 @@ func stringArgs(in reflect.Type, v *jsonschema.Validator) (required uint64, ok b
 		}
 	}
 	return required, true
+}
+
+// mustTool panics on a tool that cannot be registered (see CheckTool).
+func mustTool(t *protocol.Tool, nilHandler bool) {
+	if err := CheckTool(t); err != nil {
+		panic(err.Error())
+	}
+	mustHandler(nilHandler, fmt.Sprintf("tool %q", t.Name))
 }
 
 func invalidArguments(tool string, err error) *protocol.CallToolResult {
