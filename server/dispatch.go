@@ -205,19 +205,25 @@ func (s *Server) statelessRequest(ctx context.Context, m *jsonrpc.Message, peer 
 	if meta.ClientInfo != nil {
 		r.ClientInfo = *meta.ClientInfo
 	}
-	var res any
-	switch m.Method {
-	case protocol.MethodDiscover:
-		res = s.discover()
-	case protocol.MethodSubscriptionsListen:
-		return s.listen(ctx, r, m.Params)
-	default:
-		res, err = s.serve(ctx, r, m.Params)
+	if m.Method == protocol.MethodSubscriptionsListen {
+		return s.handle(ctx, r)
 	}
+	res, err := s.handle(ctx, r)
 	if err != nil {
 		return nil, err
 	}
 	return s.stamp(res), nil
+}
+
+// statelessMethod serves a stateless request once its Request is built.
+func (s *Server) statelessMethod(ctx context.Context, r *Request) (any, error) {
+	switch r.Method {
+	case protocol.MethodDiscover:
+		return s.discover(), nil
+	case protocol.MethodSubscriptionsListen:
+		return s.listen(ctx, r, r.msg.Params)
+	}
+	return s.serve(ctx, r, r.msg.Params)
 }
 
 func (s *Server) legacyRequest(ctx context.Context, m *jsonrpc.Message, sess *Session, peer serverapi.Peer) (any, error) {
@@ -228,6 +234,13 @@ func (s *Server) legacyRequest(ctx context.Context, m *jsonrpc.Message, sess *Se
 		server: s, peer: peer, msg: m, progressToken: m.Meta.ProgressToken,
 	}
 	sess.mu.Unlock()
+	return s.handle(ctx, r)
+}
+
+// legacyMethod serves a request of an initialized legacy session once its
+// Request is built.
+func (s *Server) legacyMethod(ctx context.Context, r *Request) (any, error) {
+	sess, m := r.Session, r.msg
 	switch m.Method {
 	case protocol.MethodSetLevel:
 		var p protocol.SetLevelParams

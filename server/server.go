@@ -77,6 +77,9 @@ type Options struct {
 	// handler that breaks the promise sees a string it kept change under
 	// it.
 	LendToolArguments bool
+	// Middleware wraps the serving of every request, the first element
+	// outermost (see [Middleware]).
+	Middleware []Middleware
 	// Capabilities, when set, are advertised in addition to those the
 	// server derives from what is registered (e.g. to announce tools
 	// before any is added, or experimental capabilities).
@@ -103,6 +106,7 @@ type Server struct {
 	listeners  map[*listener]struct{}
 	completers map[completerKey]Completer
 	metas      metaCache
+	chain      MethodHandler // the middleware around method; nil without any
 	closed     chan struct{}
 	closeOnce  sync.Once
 }
@@ -132,6 +136,7 @@ func New(impl protocol.Implementation, opts *Options) *Server {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	s.metaInfo = protocol.Meta{protocol.MetaServerInfo: impl}
+	s.buildChain()
 	return s
 }
 

@@ -1,0 +1,70 @@
+package server_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/ferrymcp/ferry/client"
+	"github.com/ferrymcp/ferry/jsonrpc"
+	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/server"
+	"github.com/ferrymcp/ferry/transport/memory"
+)
+
+// Middleware sees every request after the era is settled, in order, and
+// may answer one itself.
+func TestMiddleware(t *testing.T) {
+	var seen []string
+	record := func(tag string) server.Middleware {
+		return func(next server.MethodHandler) server.MethodHandler {
+			return func(ctx context.Context, req *server.Request) (any, error) {
+				seen = append(seen, tag+" "+req.Method)
+				return next(ctx, req)
+			}
+		}
+	}
+	answer := func(next server.MethodHandler) server.MethodHandler {
+		return func(ctx context.Context, req *server.Request) (any, error) {
+			if req.Method == protocol.MethodToolsCall && strings.Contains(string(req.Params()), `"intercepted"`) {
+				return &protocol.CallToolResult{Content: []protocol.Content{protocol.TextContent("from middleware")}}, nil
+			}
+			return next(ctx, req)
+		}
+	}
+	s := server.New(protocol.Implementation{Name: "s", Version: "1"}, &server.Options{
+		Middleware: []server.Middleware{record("outer"), record("inner"), answer},
+	})
+	server.AddTool(s, &protocol.Tool{Name: "echo"}, func(ctx context.Context, req *server.Request, in struct {
+		Message string `json:"message"`
+	}) (string, error) {
+		return in.Message, nil
+	})
+	for _, version := range []string{protocol.LatestLegacyVersion, protocol.Version20260728} {
+		seen = nil
+		a, b := memory.NewPipe(jsonrpc.Limits{})
+		ctx, cancel := context.WithCancel(context.Background())
+		go s.Run(ctx, a)
+		c, err := client.Connect(ctx, client.StreamTransport{Stream: b}, &client.Options{ProtocolVersion: version})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := c.Call(ctx, "echo", map[string]string{"message": "hi"})
+		if err != nil || res.Content[0].Text != "hi" {
+			t.Errorf("%s: echo: %+v %v", version, res, err)
+		}
+		res, err = c.Call(ctx, "intercepted", nil)
+		if err != nil || res.Content[0].Text != "from middleware" {
+			t.Errorf("%s: intercepted: %+v %v", version, res, err)
+		}
+		want := []string{"outer tools/call", "inner tools/call", "outer tools/call", "inner tools/call"}
+		if version == protocol.Version20260728 {
+			want = append([]string{"outer server/discover", "inner server/discover"}, want...)
+		}
+		if strings.Join(seen, ",") != strings.Join(want, ",") {
+			t.Errorf("%s: middleware saw %v, want %v", version, seen, want)
+		}
+		c.Close()
+		cancel()
+	}
+}
