@@ -1,0 +1,187 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ferrymcp/ferry/jsonrpc"
+	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/server"
+)
+
+// A call is one client request being served through a link: what the
+// routing of the server's questions (sampling, elicitation, roots) needs
+// to know about it.
+//
+// A server's question names no request. A stateless server's comes in the
+// result of the request that asked it, and a legacy server over HTTP sends
+// it on that request's stream, but over stdio nothing says which request
+// it is about. The link tells by elimination: the question goes to the
+// one client in flight that can answer it. To keep that exact when several
+// clients share one process, requests that may ask (from clients that can
+// answer, of kinds not yet seen to complete without asking) go to that
+// process one at a time.
+type call struct {
+	ctx   context.Context // the client request's
+	req   *server.Request
+	kind  string   // method and subject: what is learned is keyed by it
+	pend  *pending // for a stateless client: where its questions go
+	asked atomic.Bool
+	seq   atomic.Int32
+	slot  bool // holds its link's slot
+}
+
+type callKey struct{}
+
+// withCall marks ctx as serving c: a stateless server's questions, which
+// the client answers with the context of the request that got them, find
+// their request by it.
+func withCall(ctx context.Context, c *call) context.Context {
+	return context.WithValue(ctx, callKey{}, c)
+}
+
+// can reports whether c's client declared the capability method needs.
+func (c *call) can(method string) bool {
+	caps := &c.req.ClientCapabilities
+	switch method {
+	case protocol.MethodCreateMessage:
+		return caps.Sampling != nil
+	case protocol.MethodElicit:
+		return caps.Elicitation != nil
+	case protocol.MethodListRoots:
+		return caps.Roots != nil
+	}
+	return false
+}
+
+// capable reports whether c's client can be asked anything.
+func (c *call) capable() bool {
+	caps := &c.req.ClientCapabilities
+	return caps.Sampling != nil || caps.Elicitation != nil || caps.Roots != nil
+}
+
+// sameClient reports whether two calls come from one legacy session.
+func sameClient(a, b *call) bool { return a.req.Session != nil && a.req.Session == b.req.Session }
+
+// begin registers c with the link. A call that may ask the client
+// something over a shared legacy connection first waits for the link's
+// slot.
+func (l *link) begin(c *call, stateless bool) error {
+	if l.sess == nil && !stateless && c.capable() {
+		l.mu.Lock()
+		asks, known := l.learned[c.kind]
+		l.mu.Unlock()
+		if !known || asks {
+			select {
+			case l.slot <- struct{}{}:
+				c.slot = true
+			case <-c.ctx.Done():
+				return context.Cause(c.ctx)
+			}
+		}
+	}
+	l.mu.Lock()
+	l.calls[c] = struct{}{}
+	l.mu.Unlock()
+	l.active.Add(1)
+	return nil
+}
+
+// end unregisters c; completed says whether it got its answer, which
+// teaches the link whether requests of its kind ask.
+func (l *link) end(c *call, completed bool) {
+	l.mu.Lock()
+	delete(l.calls, c)
+	if c.asked.Load() {
+		l.learned[c.kind] = true
+	} else if _, known := l.learned[c.kind]; completed && !known {
+		l.learned[c.kind] = false
+	}
+	l.mu.Unlock()
+	if c.slot {
+		<-l.slot
+	}
+	l.active.Add(-1)
+	l.lastUse.Store(time.Now().UnixNano())
+}
+
+// ask routes a question of the server to the client it is for and
+// returns the client's answer.
+func (l *link) ask(ctx context.Context, method string, params jsontext.Value) (jsontext.Value, error) {
+	c, err := l.route(ctx, method)
+	if err != nil {
+		l.up.g.log.Warn("gateway: a question of the server could not be routed", "server", l.up.name, "method", method, "error", err)
+		return nil, err
+	}
+	c.asked.Store(true)
+	return c.ask(ctx, method, params)
+}
+
+// route finds the call a question is about.
+func (l *link) route(ctx context.Context, method string) (*call, error) {
+	if c, ok := ctx.Value(callKey{}).(*call); ok {
+		if !c.can(method) {
+			return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "the client does not support %s", method)
+		}
+		return c, nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var found *call
+	clients, others := 0, 0
+	for c := range l.calls {
+		if !c.can(method) {
+			others++
+			continue
+		}
+		if found != nil && sameClient(found, c) {
+			continue
+		}
+		found = c
+		clients++
+	}
+	switch {
+	case clients == 1:
+		return found, nil
+	case clients > 1:
+		// Teach the link that these kinds ask, so that they are sent one
+		// at a time from now on.
+		for c := range l.calls {
+			if c.can(method) {
+				l.learned[c.kind] = true
+			}
+		}
+		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError,
+			"the gateway cannot tell which of %d clients this %s is for; requests of these kinds now go to the server one at a time (or set \"isolation\": \"session\")", clients, method)
+	case others > 0:
+		return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "the client does not support %s", method)
+	}
+	return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "%s outside a request: the gateway has no client to ask", method)
+}
+
+// ask puts a question to c's client in its era: a request on a legacy
+// session, an input_required result for a stateless client.
+func (c *call) ask(ctx context.Context, method string, params jsontext.Value) (jsontext.Value, error) {
+	if c.pend != nil {
+		return c.pend.ask(ctx, method, params)
+	}
+	key := fmt.Sprintf("q%d", c.seq.Add(1))
+	return c.req.Ask(c.ctx, key, method, params)
+}
+
+// questionPrefix names the keys of a method's questions.
+func questionPrefix(method string) string {
+	switch method {
+	case protocol.MethodCreateMessage:
+		return "sample-"
+	case protocol.MethodElicit:
+		return "elicit-"
+	case protocol.MethodListRoots:
+		return "roots-"
+	}
+	return "q-"
+}

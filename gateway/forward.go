@@ -1,0 +1,390 @@
+package gateway
+
+import (
+	"context"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ferrymcp/ferry/client"
+	"github.com/ferrymcp/ferry/jsonrpc"
+	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/server"
+)
+
+// serve is the endpoint's middleware: the requests about tools, prompts,
+// resources and completion go to the upstream servers; the rest
+// (initialize, ping, logging/setLevel, server/discover) the endpoint's own
+// server answers.
+func (f *front) serve(next server.MethodHandler) server.MethodHandler {
+	return func(ctx context.Context, req *server.Request) (any, error) {
+		switch req.Method {
+		case protocol.MethodToolsList:
+			return page(f, req, f.toolCatalog(ctx, req), func(items []protocol.Tool, next string) any {
+				return &protocol.ListToolsResult{Tools: items, NextCursor: next}
+			})
+		case protocol.MethodPromptsList:
+			return page(f, req, f.promptCatalog(ctx, req), func(items []protocol.Prompt, next string) any {
+				return &protocol.ListPromptsResult{Prompts: items, NextCursor: next}
+			})
+		case protocol.MethodResourcesList:
+			return page(f, req, f.resourceCatalog(ctx, req), func(items []protocol.Resource, next string) any {
+				return &protocol.ListResourcesResult{Resources: items, NextCursor: next}
+			})
+		case protocol.MethodResourcesTemplatesList:
+			return page(f, req, f.templateCatalog(ctx, req), func(items []protocol.ResourceTemplate, next string) any {
+				return &protocol.ListResourceTemplatesResult{ResourceTemplates: items, NextCursor: next}
+			})
+		case protocol.MethodToolsCall:
+			return f.callTool(ctx, req)
+		case protocol.MethodPromptsGet:
+			return f.getPrompt(ctx, req)
+		case protocol.MethodResourcesRead:
+			return f.readResource(ctx, req)
+		case protocol.MethodComplete:
+			return f.complete(ctx, req)
+		case protocol.MethodResourcesSubscribe, protocol.MethodResourcesUnsubscribe:
+			return f.subscribe(ctx, req, next)
+		case protocol.MethodSubscriptionsListen:
+			return f.listen(ctx, req, next)
+		}
+		return next(ctx, req)
+	}
+}
+
+// decode decodes a request's params.
+func decode(req *server.Request, out any) error {
+	if len(req.Params()) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(req.Params(), out); err != nil {
+		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: %v", err)
+	}
+	return nil
+}
+
+func errUnknown(kind, name string) error {
+	return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "unknown %s %q", kind, name)
+}
+
+// passMeta is the part of a client's _meta that goes upstream: what the
+// protocol puts there (the stateless request fields, the progress token)
+// the gateway's own client writes for its side; the rest (trace context,
+// the application's own members) passes.
+func passMeta(m protocol.Meta) protocol.Meta {
+	var out protocol.Meta
+	for k, v := range m {
+		if k == protocol.MetaProgressToken || strings.HasPrefix(k, "io.modelcontextprotocol/") {
+			continue
+		}
+		if out == nil {
+			out = make(protocol.Meta, len(m))
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// mayAsk reports whether a request of this method may make the server
+// ask its client something.
+func mayAsk(method string) bool {
+	switch method {
+	case protocol.MethodToolsCall, protocol.MethodPromptsGet, protocol.MethodResourcesRead:
+		return true
+	}
+	return false
+}
+
+// forward runs a request upstream on l. A stateless client's request that
+// may ask its client something runs as a pending request, answered over
+// as many rounds as the server has questions.
+func (f *front) forward(ctx context.Context, req *server.Request, l *link, kind string, mrtr protocol.MRTRParams,
+	run func(ctx context.Context, c *client.Client) (any, error)) (any, error) {
+	if !req.Stateless() || !mayAsk(req.Method) {
+		return f.invoke(ctx, ctx, req, l, kind, nil, run)
+	}
+	g := f.g
+	var p *pending
+	var err error
+	if mrtr.RequestState != "" {
+		p, err = g.pending.resume(kind, mrtr.RequestState, mrtr.InputResponses)
+	} else {
+		p, err = g.pending.start(kind, func(pctx context.Context, p *pending) (any, error) {
+			return f.invoke(pctx, pctx, req, l, kind, p, run)
+		})
+	}
+	if err != nil {
+		return nil, err
+	}
+	return p.wait(ctx)
+}
+
+// invoke makes one upstream call on l for req: callCtx bounds it, and
+// reqCtx is the client request's (where progress goes).
+func (f *front) invoke(callCtx, reqCtx context.Context, req *server.Request, l *link, kind string, p *pending,
+	run func(ctx context.Context, c *client.Client) (any, error)) (any, error) {
+	c, err := l.client(callCtx)
+	if err != nil {
+		return nil, err
+	}
+	cl := &call{ctx: callCtx, req: req, kind: kind, pend: p}
+	if err := l.begin(cl, c.Stateless()); err != nil {
+		return nil, err
+	}
+	ctx := withCall(callCtx, cl)
+	if hasProgress(req) {
+		ctx = client.WithProgress(ctx, func(pp *protocol.ProgressParams) {
+			req.Progress(reqCtx, pp.Progress, pp.Total, pp.Message)
+		})
+	}
+	res, err := run(ctx, c)
+	l.end(cl, err == nil)
+	if err != nil {
+		return nil, upstreamError(l.up.name, err)
+	}
+	return res, nil
+}
+
+// hasProgress reports whether the client asked for progress.
+func hasProgress(req *server.Request) bool {
+	if len(req.RawMeta) == 0 || !strings.Contains(string(req.RawMeta), protocol.MetaProgressToken) {
+		return false
+	}
+	_, ok := req.Meta()[protocol.MetaProgressToken]
+	return ok
+}
+
+// result adapts an upstream result for the client's era: the upstream's
+// identity and result type are the gateway's business, not the client's.
+func result(req *server.Request, rf *protocol.ResultFields) {
+	rf.ResultType = ""
+	if _, ok := rf.Meta[protocol.MetaServerInfo]; ok {
+		m := make(protocol.Meta, len(rf.Meta))
+		for k, v := range rf.Meta {
+			if k != protocol.MetaServerInfo {
+				m[k] = v
+			}
+		}
+		rf.Meta = m
+	}
+}
+
+func (f *front) callTool(ctx context.Context, req *server.Request) (any, error) {
+	var p protocol.CallToolParams
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	r, err := resolve(f, ctx, req, "tool", p.Name, (*front).toolCatalog)
+	if err != nil {
+		return nil, err
+	}
+	l, err := r.up.linkFor(req)
+	if err != nil {
+		return nil, err
+	}
+	up := &protocol.CallToolParams{Name: r.name, Arguments: p.Arguments, Meta: passMeta(p.Meta)}
+	return f.forward(ctx, req, l, "tools/call "+r.name, p.MRTRParams, func(ctx context.Context, c *client.Client) (any, error) {
+		res, err := c.CallTool(ctx, up)
+		if err != nil {
+			return nil, err
+		}
+		result(req, &res.ResultFields)
+		if !req.Stateless() && !protocol.AtLeast(req.ProtocolVersion, protocol.Version20250618) {
+			res.StructuredContent = nil
+		}
+		return res, nil
+	})
+}
+
+func (f *front) getPrompt(ctx context.Context, req *server.Request) (any, error) {
+	var p protocol.GetPromptParams
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	r, err := resolve(f, ctx, req, "prompt", p.Name, (*front).promptCatalog)
+	if err != nil {
+		return nil, err
+	}
+	l, err := r.up.linkFor(req)
+	if err != nil {
+		return nil, err
+	}
+	return f.forward(ctx, req, l, "prompts/get "+r.name, p.MRTRParams, func(ctx context.Context, c *client.Client) (any, error) {
+		res, err := c.GetPrompt(ctx, r.name, p.Arguments)
+		if err != nil {
+			return nil, err
+		}
+		result(req, &res.ResultFields)
+		return res, nil
+	})
+}
+
+// owner finds the upstream of a resource: the one that lists it, else the
+// one with a template that matches it, else, when only one upstream has
+// resources, that one.
+func (f *front) owner(ctx context.Context, req *server.Request, uri string) (*upstream, error) {
+	if u := f.resourceCatalog(ctx, req).owners[uri]; u != nil {
+		return u, nil
+	}
+	tc := f.templateCatalog(ctx, req)
+	for _, t := range tc.templates {
+		if t.compiled.Match(uri) != nil {
+			return t.up, nil
+		}
+	}
+	var found *upstream
+	n := 0
+	for _, u := range f.upstreams() {
+		l, err := u.linkFor(req)
+		if err != nil {
+			continue
+		}
+		if c, err := l.client(ctx); err == nil && c.ServerCapabilities().Resources != nil {
+			found = u
+			n++
+		}
+	}
+	if n == 1 {
+		return found, nil
+	}
+	return nil, notFound(req, uri)
+}
+
+// notFound is the error for an unknown resource in the client's era.
+func notFound(req *server.Request, uri string) error {
+	code := int64(jsonrpc.CodeResourceNotFound)
+	if req.Stateless() {
+		code = jsonrpc.CodeInvalidParams
+	}
+	e := jsonrpc.NewError(code, "resource not found: %s", uri)
+	e.Data, _ = json.Marshal(map[string]string{"uri": uri})
+	return e
+}
+
+func (f *front) readResource(ctx context.Context, req *server.Request) (any, error) {
+	var p protocol.ReadResourceParams
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	u, err := f.owner(ctx, req, p.URI)
+	if err != nil {
+		return nil, err
+	}
+	l, err := u.linkFor(req)
+	if err != nil {
+		return nil, err
+	}
+	return f.forward(ctx, req, l, "resources/read "+p.URI, p.MRTRParams, func(ctx context.Context, c *client.Client) (any, error) {
+		res, err := c.ReadResource(ctx, p.URI)
+		if err != nil {
+			return nil, err
+		}
+		result(req, &res.ResultFields)
+		res.CacheFields = protocol.CacheFields{}
+		return res, nil
+	})
+}
+
+// complete routes completion/complete by its reference: a prompt to the
+// server that has it (by the server's name for it), a resource template
+// to the server that lists it.
+func (f *front) complete(ctx context.Context, req *server.Request) (any, error) {
+	var p protocol.CompleteParams
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	var u *upstream
+	switch p.Ref.Type {
+	case protocol.RefPrompt:
+		r, err := resolve(f, ctx, req, "prompt", p.Ref.Name, (*front).promptCatalog)
+		if err != nil {
+			return nil, err
+		}
+		u, p.Ref.Name = r.up, r.name
+	case protocol.RefResource, "ref/resource-template":
+		u = f.templateCatalog(ctx, req).owners[p.Ref.URI]
+		if u == nil {
+			u = f.resourceCatalog(ctx, req).owners[p.Ref.URI]
+		}
+		if u == nil {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "unknown resource template %q", p.Ref.URI)
+		}
+	default:
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "unknown reference type %q", p.Ref.Type)
+	}
+	l, err := u.linkFor(req)
+	if err != nil {
+		return nil, err
+	}
+	p.Meta = passMeta(p.Meta)
+	return f.forward(ctx, req, l, "completion/complete", protocol.MRTRParams{}, func(ctx context.Context, c *client.Client) (any, error) {
+		if c.ServerCapabilities().Completions == nil {
+			return &protocol.CompleteResult{Completion: protocol.Completion{Values: []string{}}}, nil
+		}
+		res, err := c.Complete(ctx, &p)
+		if err != nil {
+			return nil, err
+		}
+		result(req, &res.ResultFields)
+		return res, nil
+	})
+}
+
+// subscribe serves resources/subscribe and resources/unsubscribe of a
+// legacy session: the session's subscription is the endpoint's own
+// server's to keep (it filters the updates it sends), and the gateway
+// subscribes upstream for as long as one of its clients is subscribed.
+func (f *front) subscribe(ctx context.Context, req *server.Request, next server.MethodHandler) (any, error) {
+	var p protocol.SubscribeParams
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	if req.Method == protocol.MethodResourcesUnsubscribe {
+		f.subs.drop(req.Session, p.URI)
+		return next(ctx, req)
+	}
+	u, err := f.owner(ctx, req, p.URI)
+	if err != nil {
+		return nil, err
+	}
+	if f.subs.has(req.Session, p.URI) {
+		return next(ctx, req)
+	}
+	l, err := u.subscribe(ctx, req, p.URI)
+	if err != nil {
+		return nil, err
+	}
+	res, err := next(ctx, req)
+	if err != nil {
+		l.unsubscribe(p.URI)
+		return nil, err
+	}
+	f.subs.add(f.g, req.Session, p.URI, l)
+	return res, nil
+}
+
+// listen serves a stateless client's subscriptions/listen: the resources
+// it names are subscribed to upstream while the stream lasts.
+func (f *front) listen(ctx context.Context, req *server.Request, next server.MethodHandler) (any, error) {
+	var p protocol.SubscriptionsListenParams
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	for _, uri := range p.Notifications.ResourceSubscriptions {
+		u, err := f.owner(ctx, req, uri)
+		if err != nil {
+			continue // the stream still carries what else it asked for
+		}
+		l, err := u.subscribe(ctx, req, uri)
+		if err != nil {
+			f.g.log.Warn("gateway: subscribing upstream failed", "server", u.name, "uri", uri, "error", err)
+			continue
+		}
+		defer l.unsubscribe(uri)
+	}
+	return next(ctx, req)
+}
+
+// rawResult is a result already encoded.
+type rawResult = jsontext.Value

@@ -1,0 +1,153 @@
+package gateway
+
+import (
+	"encoding/base64"
+	"strconv"
+	"sync"
+
+	"github.com/ferrymcp/ferry/jsonrpc"
+	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/server"
+	"github.com/ferrymcp/ferry/transport/sse"
+	"github.com/ferrymcp/ferry/transport/streamable"
+)
+
+// A front is one endpoint of the gateway: the aggregated one (/mcp, /sse),
+// or one upstream's own (/servers/NAME/mcp, /servers/NAME/sse), each an
+// MCP server whose requests go upstream, over both HTTP transports.
+type front struct {
+	g    *Gateway
+	only *upstream // nil: every upstream, aggregated
+	srv  *server.Server
+	http *streamable.Handler
+	sse  *sse.Handler
+
+	views views
+	subs  sessionSubs
+}
+
+func newFront(g *Gateway, only *upstream) *front {
+	f := &front{g: g, only: only}
+	mw := append(append([]server.Middleware(nil), g.opts.Middleware...), f.serve)
+	f.srv = server.New(g.impl, &server.Options{
+		Instructions: g.opts.Instructions,
+		Logger:       g.log,
+		Middleware:   mw,
+		Capabilities: &protocol.ServerCapabilities{
+			Tools:       &protocol.ToolsCapability{ListChanged: true},
+			Prompts:     &protocol.PromptsCapability{ListChanged: true},
+			Resources:   &protocol.ResourcesCapability{ListChanged: true, Subscribe: true},
+			Completions: &protocol.CompletionsCapability{},
+			Logging:     &protocol.LoggingCapability{},
+		},
+	})
+	base := ""
+	if only != nil {
+		base = "/servers/" + only.name
+	}
+	ho := g.opts.HTTP
+	f.http = streamable.NewHandler(f.srv, &ho)
+	f.sse = sse.NewHandler(f.srv, &sse.Options{
+		SSEPath: base + "/sse", MessagePath: base + "/message",
+		AllowedOrigins: ho.AllowedOrigins, AllowedHosts: ho.AllowedHosts,
+		DisableHostCheck: ho.DisableHostCheck, MaxSessions: ho.MaxSessions, MaxBodyBytes: ho.MaxBodyBytes,
+	})
+	return f
+}
+
+// upstreams returns the upstreams the endpoint shows.
+func (f *front) upstreams() []*upstream {
+	if f.only != nil {
+		return []*upstream{f.only}
+	}
+	return f.g.upstreamList()
+}
+
+// close ends the endpoint's sessions and streams.
+func (f *front) close() {
+	f.http.Close()
+	f.sse.Close()
+	f.srv.Close()
+}
+
+// page returns one page of a catalog: the cursor is the position of the
+// page's first item.
+func page[T any](f *front, req *server.Request, c *catalog[T], result func(items []T, next string) any) (any, error) {
+	var p protocol.PaginatedParams
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	start := 0
+	if p.Cursor != "" {
+		b, err := base64.RawURLEncoding.DecodeString(p.Cursor)
+		n, err2 := strconv.Atoi(string(b))
+		if err != nil || err2 != nil || n < 0 || n > len(c.items) {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid cursor %q", p.Cursor)
+		}
+		start = n
+	}
+	end := min(start+f.g.opts.PageSize, len(c.items))
+	next := ""
+	if end < len(c.items) {
+		next = base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(end)))
+	}
+	items := c.items[start:end]
+	if items == nil {
+		items = []T{}
+	}
+	return result(items, next), nil
+}
+
+// sessionSubs are the upstream subscriptions of an endpoint's legacy
+// sessions, given up when a session ends.
+type sessionSubs struct {
+	mu sync.Mutex
+	m  map[*server.Session]map[string]*link
+}
+
+func (s *sessionSubs) has(sess *server.Session, uri string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.m[sess][uri]
+	return ok
+}
+
+func (s *sessionSubs) add(g *Gateway, sess *server.Session, uri string, l *link) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[*server.Session]map[string]*link{}
+	}
+	m := s.m[sess]
+	if m == nil {
+		m = map[string]*link{}
+		s.m[sess] = m
+		g.wg.Go(func() {
+			select {
+			case <-sess.Done():
+			case <-g.closing:
+			}
+			s.mu.Lock()
+			m := s.m[sess]
+			delete(s.m, sess)
+			s.mu.Unlock()
+			for uri, l := range m {
+				l.unsubscribe(uri)
+			}
+		})
+	}
+	if old := m[uri]; old != nil {
+		old.unsubscribe(uri)
+	}
+	m[uri] = l
+}
+
+func (s *sessionSubs) drop(sess *server.Session, uri string) {
+	s.mu.Lock()
+	l := s.m[sess][uri]
+	delete(s.m[sess], uri)
+	s.mu.Unlock()
+	if l != nil {
+		l.unsubscribe(uri)
+	}
+}

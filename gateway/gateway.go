@@ -1,0 +1,352 @@
+// Package gateway puts MCP servers behind one HTTP address: the servers
+// of a configuration file (stdio programs it runs, remote servers it
+// reaches) served to clients of both protocol eras, aggregated on one
+// endpoint and one by one on endpoints of their own.
+//
+// On its HTTP handler ([Gateway.ServeHTTP]):
+//
+//   - /mcp: every server aggregated, over Streamable HTTP (legacy sessions
+//     and stateless requests on one endpoint); tools and prompts named as
+//     the host package names them (server__tool), resources and templates
+//     routed to the server that owns them, completion by its reference;
+//   - /servers/NAME/mcp: one server, its names unchanged;
+//   - /sse and /servers/NAME/sse: the HTTP+SSE transport of 2024-11-05;
+//   - /healthz (alive), /readyz (every server connected), /metrics (when
+//     [Options.Metrics] is set).
+//
+// Everything passes through both ways in both eras: progress,
+// cancellation, log messages (at each client's level), list changes (to
+// every client), resource subscriptions, and the servers' questions to
+// their clients (sampling, elicitation, roots), which go to the client
+// whose request caused them: as a request on a legacy session, as an
+// input_required result for a stateless client, whose retry resumes the
+// call. A stateless client can use a legacy server and the other way
+// round: each side is spoken to in its own era.
+//
+// A stdio server runs as one process shared by every client (request ids
+// are the gateway's own, so answers cannot cross), or, with "isolation":
+// "session" in its entry, one process per client session, stopped when
+// the session ends or idles. A process that dies fails every request in
+// flight at once and is restarted.
+package gateway
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"reflect"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ferrymcp/ferry/client"
+	"github.com/ferrymcp/ferry/config"
+	"github.com/ferrymcp/ferry/host"
+	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/server"
+	"github.com/ferrymcp/ferry/transport/streamable"
+)
+
+// Options configure a [Gateway]. The zero value is usable.
+type Options struct {
+	// Info is how the gateway introduces itself to clients and servers
+	// (default "ferry-gateway").
+	Info protocol.Implementation
+	// Instructions are sent to clients of every endpoint.
+	Instructions string
+
+	// Prefix and Separator name the tools and prompts of the aggregated
+	// endpoint (defaults: host.PrefixAlways, "__").
+	Prefix    host.PrefixMode
+	Separator string
+	// PageSize is the most items of a list result (default 500).
+	PageSize int
+
+	// Isolate names the servers that get a process per client session in
+	// addition to those whose entry says "isolation": "session"; "*"
+	// names them all.
+	Isolate []string
+	// MaxSessionProcesses bounds the per-session processes running at
+	// once (default 100): a session beyond it gets an error.
+	MaxSessionProcesses int
+	// SessionIdle stops a session's process after this long without a
+	// request (default 10 minutes).
+	SessionIdle time.Duration
+	// PendingTTL bounds how long a stateless client's request waits for
+	// the client to retry with its answers (default 5 minutes);
+	// MaxPending bounds how many wait at once (default 10,000).
+	PendingTTL time.Duration
+	MaxPending int
+
+	// Host configures the connections to the servers: timeouts, restarts,
+	// where their stderr goes, and (for tests and embedding) how streams
+	// to them are opened. Its Client, Prefix and Separator are the
+	// gateway's to set.
+	Host host.Options
+	// ClientOptions, when set, adjusts the options of every client the
+	// gateway opens to a server (for example to add middleware).
+	ClientOptions func(server string, o *client.Options)
+
+	// Middleware wraps the serving of every client request of every
+	// endpoint, outside the gateway's forwarding (metrics, traces, logs).
+	Middleware []server.Middleware
+	// HTTP configures the Streamable HTTP handlers (session limits, the
+	// Origin and Host checks); the HTTP+SSE handlers take the same
+	// checks and limits.
+	HTTP streamable.Options
+	// Auth, when set, guards every endpoint but /healthz and /readyz: it
+	// wraps them as net/http middleware does (see [BearerTokens]).
+	Auth func(http.Handler) http.Handler
+	// Metrics, when set, is served at /metrics (behind Auth).
+	Metrics http.Handler
+
+	// Logger receives the gateway's diagnostics. Nil discards them.
+	Logger *slog.Logger
+}
+
+// Gateway serves MCP servers over HTTP. Create it with [New], serve its
+// ServeHTTP, and stop it with [Gateway.Close].
+type Gateway struct {
+	opts     Options
+	impl     protocol.Implementation
+	log      *slog.Logger
+	agg      *front
+	pending  pendingSet
+	children children
+	mux      *http.ServeMux
+	gen      atomic.Uint64 // bumped when what a catalog shows may have changed
+	wg       sync.WaitGroup
+	closing  chan struct{}
+
+	mu    sync.RWMutex
+	ups   map[string]*upstream
+	order []string // configuration order
+	once  sync.Once
+}
+
+// New returns a gateway for servers and starts connecting to them (see
+// [Gateway.Ready]).
+func New(servers []*config.Server, opts *Options) (*Gateway, error) {
+	g := &Gateway{ups: map[string]*upstream{}, closing: make(chan struct{})}
+	if opts != nil {
+		g.opts = *opts
+	}
+	o := &g.opts
+	g.impl = o.Info
+	if g.impl.Name == "" {
+		g.impl = protocol.Implementation{Name: "ferry-gateway", Version: "0.1.0"}
+	}
+	if o.Separator == "" {
+		o.Separator = host.DefaultSeparator
+	}
+	if o.Prefix == "" {
+		o.Prefix = host.PrefixAlways
+	}
+	if o.PageSize <= 0 {
+		o.PageSize = 500
+	}
+	if o.MaxSessionProcesses <= 0 {
+		o.MaxSessionProcesses = 100
+	}
+	if o.SessionIdle <= 0 {
+		o.SessionIdle = 10 * time.Minute
+	}
+	if o.PendingTTL <= 0 {
+		o.PendingTTL = 5 * time.Minute
+	}
+	if o.MaxPending <= 0 {
+		o.MaxPending = 10000
+	}
+	g.pending = pendingSet{ttl: o.PendingTTL, max: o.MaxPending}
+	g.children = children{max: o.MaxSessionProcesses}
+	g.log = o.Logger
+	if g.log == nil {
+		g.log = slog.New(slog.DiscardHandler)
+	}
+	// Checked here so that a bad prefix mode fails New, not each server.
+	if _, err := host.New(nil, g.hostOptions()); err != nil {
+		return nil, err
+	}
+	g.agg = newFront(g, nil)
+	g.mux = g.routes()
+	if err := g.Update(servers); err != nil {
+		g.Close(context.Background())
+		return nil, err
+	}
+	return g, nil
+}
+
+// hostOptions are the options of the host of one connection.
+func (g *Gateway) hostOptions() *host.Options {
+	o := g.opts.Host
+	o.Prefix, o.Separator = g.opts.Prefix, g.opts.Separator
+	if o.Logger == nil {
+		o.Logger = g.log
+	}
+	return &o
+}
+
+// isolated reports whether cfg's server gets a process per session.
+func (g *Gateway) isolated(cfg *config.Server) bool {
+	if cfg.Transport != config.Stdio {
+		return false // a remote server's sessions are its own already
+	}
+	return cfg.Isolation == "session" || slices.Contains(g.opts.Isolate, cfg.Name) || slices.Contains(g.opts.Isolate, "*")
+}
+
+// Update makes the gateway serve servers: servers that are new start,
+// servers that are gone stop (their endpoint with them), servers whose
+// entry changed restart; the others, and the sessions of the aggregated
+// endpoint, are left alone. Disabled entries are left out.
+func (g *Gateway) Update(servers []*config.Server) error {
+	want := map[string]*config.Server{}
+	var order []string
+	var errs []error
+	for _, s := range servers {
+		if s.Disabled || want[s.Name] != nil {
+			continue
+		}
+		if s.Err != nil {
+			errs = append(errs, s.Err)
+			continue
+		}
+		want[s.Name] = s
+		order = append(order, s.Name)
+	}
+	g.mu.Lock()
+	var stop []*upstream
+	for name, u := range g.ups {
+		if cfg := want[name]; cfg == nil || !sameEntry(cfg, u.cfg) {
+			stop = append(stop, u)
+			delete(g.ups, name)
+		}
+	}
+	for _, name := range order {
+		if g.ups[name] != nil {
+			continue
+		}
+		u, err := newUpstream(g, want[name])
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		g.ups[name] = u
+		g.log.Info("gateway: serving server", "server", name, "transport", string(want[name].Transport), "isolated", u.isolated)
+	}
+	g.order = slices.DeleteFunc(order, func(n string) bool { return g.ups[n] == nil })
+	g.mu.Unlock()
+	for _, u := range stop {
+		g.log.Info("gateway: stopping server", "server", u.name)
+		u.close()
+	}
+	g.changed()
+	for _, m := range []string{protocol.NotificationToolsListChanged, protocol.NotificationPromptsListChanged, protocol.NotificationResourcesListChanged} {
+		g.agg.srv.NotifyListChanged(m)
+	}
+	return errors.Join(errs...)
+}
+
+// sameEntry reports whether two entries run the same server.
+func sameEntry(a, b *config.Server) bool {
+	x, y := *a, *b
+	x.Source, y.Source = "", ""
+	x.Err, y.Err = nil, nil
+	return reflect.DeepEqual(x, y)
+}
+
+// changed says that what the catalogs show may have changed.
+func (g *Gateway) changed() { g.gen.Add(1) }
+
+// upstreamList returns the upstreams in configuration order.
+func (g *Gateway) upstreamList() []*upstream {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	out := make([]*upstream, 0, len(g.order))
+	for _, n := range g.order {
+		out = append(out, g.ups[n])
+	}
+	return out
+}
+
+func (g *Gateway) upstream(name string) *upstream {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.ups[name]
+}
+
+// frontsOf returns the endpoints that show u.
+func (g *Gateway) frontsOf(u *upstream) []*front { return []*front{g.agg, u.front} }
+
+// Server returns the MCP server of one upstream's own endpoint, names
+// unchanged (ferry proxy serves it over stdio), or nil.
+func (g *Gateway) Server(name string) *server.Server {
+	if u := g.upstream(name); u != nil {
+		return u.front.srv
+	}
+	return nil
+}
+
+// Aggregate returns the MCP server of the aggregated endpoint.
+func (g *Gateway) Aggregate() *server.Server { return g.agg.srv }
+
+// Status is the state of each upstream's shared connection, by name.
+func (g *Gateway) Status() map[string]host.Status {
+	out := map[string]host.Status{}
+	for _, u := range g.upstreamList() {
+		out[u.name] = u.shared.status()
+	}
+	return out
+}
+
+// Ready waits until every upstream is connected, or ctx ends; the error
+// names those that are not.
+func (g *Gateway) Ready(ctx context.Context) error {
+	var errs []error
+	for _, u := range g.upstreamList() {
+		if _, err := u.shared.client(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Sessions returns the number of open legacy sessions of every endpoint,
+// Streamable HTTP and HTTP+SSE together.
+func (g *Gateway) Sessions() int {
+	n := g.agg.http.Sessions() + g.agg.sse.Sessions()
+	for _, u := range g.upstreamList() {
+		n += u.front.http.Sessions() + u.front.sse.Sessions()
+	}
+	return n
+}
+
+// Close ends every session, cancels the requests waiting for their
+// clients, and stops every server, waiting (within ctx) for their
+// processes to exit.
+func (g *Gateway) Close(ctx context.Context) error {
+	g.once.Do(func() { close(g.closing) })
+	g.pending.closeAll(errors.New("the gateway is shutting down"))
+	g.agg.close()
+	g.mu.Lock()
+	ups := g.ups
+	g.ups, g.order = map[string]*upstream{}, nil
+	g.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		var wg sync.WaitGroup
+		for _, u := range ups {
+			wg.Go(u.close)
+		}
+		wg.Wait()
+		g.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
