@@ -1,6 +1,8 @@
 package jsonrpc
 
 import (
+	"context"
+
 	"github.com/go-json-experiment/json/jsontext"
 )
 
@@ -36,6 +38,14 @@ type Message struct {
 	// Buffer is the memory a stream read the message into, when the
 	// stream can reuse it: see [Recycler]. Nil otherwise.
 	Buffer []byte
+
+	// Context, set by a transport on an incoming message, is the context
+	// of the exchange that carried it (an HTTP POST), for the values it
+	// holds: what an HTTP middleware put there, such as the caller's
+	// identity, for the handler to see. Its cancellation and deadline do
+	// not apply to the message. Nil for messages that came on a stream of
+	// no exchanges (stdio).
+	Context context.Context
 }
 
 // Meta is what the decoder picks out of a message's params._meta without
