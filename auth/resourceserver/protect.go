@@ -1,0 +1,314 @@
+package resourceserver
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ferrymcp/ferry/auth/metadata"
+	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
+	_ "github.com/ferrymcp/ferry/jsonrpc" // sets jsonrpcapi's functions
+)
+
+// Protect returns h behind the resource server: see the package
+// documentation. It panics when the Config lacks what it needs (as
+// http.Handle does for a bad pattern), so a server never starts
+// unprotected by mistake.
+func (c *Config) Protect(h http.Handler) http.Handler {
+	if err := c.init(); err != nil {
+		panic(err)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c.serve(w, r, h)
+	})
+}
+
+func (c *Config) serve(w http.ResponseWriter, r *http.Request, h http.Handler) {
+	if r.Method == http.MethodOptions {
+		h.ServeHTTP(w, r) // CORS preflights carry no credentials
+		return
+	}
+	token, ok := bearer(r)
+	if !ok {
+		c.challenge(w, http.StatusUnauthorized, "", "", c.Scopes)
+		return
+	}
+	if token == "" {
+		c.challenge(w, http.StatusUnauthorized, metadata.ErrorInvalidRequest, "the Authorization header is not a Bearer token", c.Scopes)
+		return
+	}
+	caller, err := c.Verifier.Verify(r.Context(), token, c.Resource)
+	switch {
+	case errors.Is(err, ErrInvalidToken):
+		c.log().Info("resourceserver: token refused", "error", err, "remote", r.RemoteAddr)
+		c.challenge(w, http.StatusUnauthorized, metadata.ErrorInvalidToken, publicReason(err), c.Scopes)
+		return
+	case err != nil:
+		c.log().Error("resourceserver: cannot verify tokens", "error", err)
+		w.Header().Set("Retry-After", "5")
+		http.Error(w, "the server cannot verify tokens now", http.StatusServiceUnavailable)
+		return
+	}
+	if missing := c.missing(caller.Scopes, c.Scopes); len(missing) > 0 {
+		c.challenge(w, http.StatusForbidden, metadata.ErrorInsufficientScope, "the token lacks scopes this server needs", c.Scopes)
+		return
+	}
+	if len(c.ToolScopes) > 0 && r.Method == http.MethodPost {
+		need, err := c.toolScopes(r)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusRequestEntityTooLarge)
+			return
+		}
+		if len(c.missing(caller.Scopes, need)) > 0 {
+			// "servers SHOULD include all scopes required for the
+			// current operation in a single challenge"
+			c.challenge(w, http.StatusForbidden, metadata.ErrorInsufficientScope, "the token lacks scopes this tool needs", union(c.Scopes, need))
+			return
+		}
+	}
+	if !c.sessions.allowed(r.Header.Get("Mcp-Session-Id"), caller) {
+		// A legacy session belongs to the caller who opened it: another
+		// caller is told it does not exist.
+		http.Error(w, "no such session", http.StatusNotFound)
+		return
+	}
+	// Never pass the client's token on: the handler does not see it.
+	r = r.Clone(WithCaller(r.Context(), caller))
+	r.Header.Del("Authorization")
+	r.Header.Del("DPoP")
+	h.ServeHTTP(c.sessions.watch(w, r, caller), r)
+	if sid := r.Header.Get("Mcp-Session-Id"); sid != "" && r.Method == http.MethodDelete {
+		c.sessions.forget(sid)
+	}
+}
+
+// bearer returns the token of the Authorization header: ok is false
+// without one, and the token empty for another scheme.
+func bearer(r *http.Request) (token string, ok bool) {
+	v := r.Header.Values("Authorization")
+	if len(v) == 0 {
+		return "", false
+	}
+	if len(v) > 1 {
+		return "", true
+	}
+	scheme, tok, _ := strings.Cut(strings.TrimSpace(v[0]), " ")
+	if !strings.EqualFold(scheme, "Bearer") {
+		return "", true
+	}
+	return strings.TrimSpace(tok), true
+}
+
+// publicReason is what a client is told about its refused token: the
+// reason, without the token or its claims.
+func publicReason(err error) string {
+	var re *reasonError
+	if errors.As(err, &re) {
+		return re.public
+	}
+	return "the token is not valid for this server"
+}
+
+// reasonError is an ErrInvalidToken with a reason that may be shown to
+// the client.
+type reasonError struct {
+	public string
+	err    error
+}
+
+func (e *reasonError) Error() string {
+	if e.err != nil {
+		return e.public + ": " + e.err.Error()
+	}
+	return e.public
+}
+
+func (e *reasonError) Unwrap() []error { return []error{ErrInvalidToken, e.err} }
+
+func invalid(public string, err error) error { return &reasonError{public: public, err: err} }
+
+// toolScopes returns the scopes the tool a request calls needs: the
+// stateless revision names the method and tool in headers (the server
+// checks them against the body), a legacy request only in its body,
+// which is read here and given back to the handler.
+func (c *Config) toolScopes(r *http.Request) ([]string, error) {
+	if m := r.Header.Get("Mcp-Method"); m != "" {
+		if m != "tools/call" {
+			return nil, nil
+		}
+		return c.ToolScopes[r.Header.Get("Mcp-Name")], nil
+	}
+	limit := c.MaxBodyBytes
+	if limit <= 0 {
+		limit = 16 << 20
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	r.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(body)) > limit {
+		return nil, errors.New("request body too large")
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	var need []string
+	for _, m := range messages(body) {
+		method, _, _ := jsonrpcapi.Member(m, "method")
+		if s, _ := jsonrpcapi.Unquote(method); s != "tools/call" {
+			continue
+		}
+		params, _, _ := jsonrpcapi.Member(m, "params")
+		name, _, _ := jsonrpcapi.Member(params, "name")
+		s, _ := jsonrpcapi.Unquote(name)
+		need = union(need, c.ToolScopes[s])
+	}
+	return need, nil
+}
+
+// messages returns the message of a body, or each of a batch.
+func messages(body []byte) []jsontext.Value {
+	v := jsontext.Value(bytes.TrimSpace(body))
+	if len(v) == 0 || v[0] != '[' {
+		return []jsontext.Value{v}
+	}
+	var batch []jsontext.Value
+	json.Unmarshal(v, &batch)
+	return batch
+}
+
+// missing returns the scopes of need that granted does not cover, with
+// the implications of Implies.
+func (c *Config) missing(granted, need []string) []string {
+	var out []string
+	for _, s := range need {
+		if !c.covers(granted, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (c *Config) covers(granted []string, want string) bool {
+	seen := map[string]bool{}
+	stack := append([]string(nil), granted...)
+	for len(stack) > 0 {
+		s := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if s == want {
+			return true
+		}
+		if !seen[s] {
+			seen[s] = true
+			stack = append(stack, c.Implies[s]...)
+		}
+	}
+	return false
+}
+
+func union(a, b []string) []string {
+	out := append([]string(nil), a...)
+	for _, s := range b {
+		found := false
+		for _, x := range out {
+			if x == s {
+				found = true
+				break
+			}
+		}
+		if !found {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// sessionOwners remembers who opened each legacy session (the
+// Mcp-Session-Id of an answer), so that no other caller uses it.
+type sessionOwners struct {
+	mu     sync.Mutex
+	owners map[string]string // session id -> owner key
+}
+
+// owner identifies a caller for sessions: the issuer and subject.
+func owner(c *Caller) string { return c.Issuer + "\x00" + c.Subject }
+
+func (s *sessionOwners) allowed(sid string, c *Caller) bool {
+	if sid == "" {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o, ok := s.owners[sid]
+	return !ok || o == owner(c)
+}
+
+func (s *sessionOwners) forget(sid string) {
+	s.mu.Lock()
+	delete(s.owners, sid)
+	s.mu.Unlock()
+}
+
+// watch returns w noting the session its answer opens, if any.
+func (s *sessionOwners) watch(w http.ResponseWriter, r *http.Request, c *Caller) http.ResponseWriter {
+	if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" {
+		return w
+	}
+	return &sessionRecorder{ResponseWriter: w, s: s, key: owner(c)}
+}
+
+type sessionRecorder struct {
+	http.ResponseWriter
+	s    *sessionOwners
+	key  string
+	done bool
+}
+
+func (w *sessionRecorder) record() {
+	if w.done {
+		return
+	}
+	w.done = true
+	if sid := w.Header().Get("Mcp-Session-Id"); sid != "" {
+		w.s.mu.Lock()
+		if w.s.owners == nil {
+			w.s.owners = map[string]string{}
+		}
+		if len(w.s.owners) >= maxSessions {
+			// Forget an arbitrary one rather than grow without bound; a
+			// forgotten session is merely unbound.
+			for k := range w.s.owners {
+				delete(w.s.owners, k)
+				break
+			}
+		}
+		w.s.owners[sid] = w.key
+		w.s.mu.Unlock()
+	}
+}
+
+const maxSessions = 100_000
+
+func (w *sessionRecorder) WriteHeader(code int) { w.record(); w.ResponseWriter.WriteHeader(code) }
+func (w *sessionRecorder) Write(b []byte) (int, error) {
+	w.record()
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap gives http.ResponseController the writer underneath (Flush,
+// deadlines).
+func (w *sessionRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// Flush keeps event streams flowing through handlers that flush with a
+// type assertion.
+func (w *sessionRecorder) Flush() {
+	w.record()
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}

@@ -1,0 +1,242 @@
+// Package resourceserver makes an MCP server an OAuth protected resource
+// (an OAuth 2.1 resource server, as the MCP specification's
+// authorization profile describes it): Config.Protect wraps the server's
+// HTTP handler (streamable.Handler, sse.Handler) in a middleware that
+//
+//   - takes the bearer token of each request and has a Verifier check it:
+//     a JWT access token (RFC 9068) against the authorization server's
+//     keys, with its issuer, its audience (this resource, RFC 8707: a
+//     token issued for another server is refused) and its expiry; or an
+//     opaque token by introspection (RFC 7662);
+//   - answers a request without a valid token with 401 and the
+//     WWW-Authenticate challenge the specification asks for, which names
+//     the resource's metadata and the scopes needed;
+//   - answers a call to a tool that needs scopes the token lacks with 403
+//     insufficient_scope, naming every scope the call needs (ToolScopes);
+//   - binds a legacy session to the caller who opened it;
+//   - gives the handler who is calling (CallerFrom), and never the token
+//     itself: the Authorization header is removed before the handler runs,
+//     since a server must not pass a client's token on to another service.
+//
+// Config.Metadata serves the Protected Resource Metadata (RFC 9728) that
+// clients discover the authorization server from, at the address
+// MetadataPath returns.
+package resourceserver
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/ferrymcp/ferry/auth/metadata"
+)
+
+// Config describes a protected MCP server.
+type Config struct {
+	// Resource is the server's resource identifier: its canonical URL as
+	// clients reach it, e.g. "https://mcp.example.com/mcp". Tokens must be
+	// issued for it (their audience). Required.
+	Resource string
+	// AuthorizationServers are the issuer identifiers of the
+	// authorization servers whose tokens the server accepts, published
+	// in its metadata. At least one is required.
+	AuthorizationServers []string
+	// Verifier checks tokens. Required.
+	Verifier Verifier
+	// ScopesSupported are published in the metadata: the scopes a client
+	// asks for when nothing else tells it which. Empty means Scopes.
+	ScopesSupported []string
+	// Scopes are needed for every request.
+	Scopes []string
+	// ToolScopes are needed, beside Scopes, to call the named tools.
+	ToolScopes map[string][]string
+	// Implies says which scopes a broader scope grants, e.g.
+	// {"files:admin": {"files:write", "files:read"}}: a token granted
+	// files:admin may call a tool that needs files:read. It is followed
+	// transitively.
+	Implies map[string][]string
+	// ResourceName and ResourceDocumentation are published in the
+	// metadata, for people.
+	ResourceName          string
+	ResourceDocumentation string
+	// MaxBodyBytes bounds the body read to find the tool a legacy
+	// request calls, when ToolScopes is set (default 16 MiB, the
+	// transports' default limit).
+	MaxBodyBytes int64
+	// Logger receives diagnostics, never a token. Nil discards them.
+	Logger *slog.Logger
+
+	once     sync.Once
+	initErr  error
+	metaURL  string
+	metaPath string
+	sessions sessionOwners
+}
+
+// ErrInvalidToken is wrapped by a Verifier's error for a token that must
+// be refused (expired, for another audience, badly signed): the request
+// gets 401 invalid_token. Other errors (the authorization server cannot
+// be reached) get 503.
+var ErrInvalidToken = errors.New("invalid token")
+
+// A Verifier checks an access token presented to the resource whose
+// identifier is audience, and says who presented it.
+type Verifier interface {
+	Verify(ctx context.Context, token, audience string) (*Caller, error)
+}
+
+// Caller is who a request comes from, as its token says. Callers are
+// shared by the requests of one token: read them, do not change them.
+type Caller struct {
+	// Subject identifies the user (or the client, for a client acting on
+	// its own behalf).
+	Subject string
+	// ClientID is the OAuth client the token was issued to.
+	ClientID string
+	// Scopes were granted to the token.
+	Scopes []string
+	// Issuer issued the token; Expiry is when it expires.
+	Issuer string
+	Expiry time.Time
+	// Claims are the token's claims (JWT) or the introspection answer.
+	Claims map[string]any
+}
+
+type callerKey struct{}
+
+// CallerFrom returns the caller of the request whose context ctx is (or
+// derives from), set by Config.Protect.
+func CallerFrom(ctx context.Context) (*Caller, bool) {
+	c, ok := ctx.Value(callerKey{}).(*Caller)
+	return c, ok
+}
+
+// WithCaller returns a context that carries c, for tests of handlers.
+func WithCaller(ctx context.Context, c *Caller) context.Context {
+	return context.WithValue(ctx, callerKey{}, c)
+}
+
+func (c *Config) init() error {
+	c.once.Do(func() {
+		switch {
+		case c.Verifier == nil:
+			c.initErr = errors.New("resourceserver: no Verifier")
+		case len(c.AuthorizationServers) == 0:
+			c.initErr = errors.New("resourceserver: no AuthorizationServers")
+		}
+		if c.initErr != nil {
+			return
+		}
+		if c.metaURL, c.initErr = metadata.ProtectedResourceURL(c.Resource); c.initErr != nil {
+			return
+		}
+		c.metaPath, c.initErr = metadata.ProtectedResourcePath(c.Resource)
+	})
+	return c.initErr
+}
+
+// MetadataPath returns the path at which the metadata is served: the
+// well-known suffix followed by the resource's path (RFC 9728 §3.1),
+// e.g. "/.well-known/oauth-protected-resource/mcp".
+func (c *Config) MetadataPath() string {
+	c.init()
+	return c.metaPath
+}
+
+// MetadataURL returns the absolute address of the metadata, which the
+// challenges name.
+func (c *Config) MetadataURL() string {
+	c.init()
+	return c.metaURL
+}
+
+// Document returns the Protected Resource Metadata of the server.
+func (c *Config) Document() *metadata.ProtectedResource {
+	scopes := c.ScopesSupported
+	if len(scopes) == 0 {
+		scopes = c.Scopes
+	}
+	return &metadata.ProtectedResource{
+		Resource:               c.Resource,
+		AuthorizationServers:   c.AuthorizationServers,
+		ScopesSupported:        scopes,
+		BearerMethodsSupported: []string{"header"},
+		ResourceName:           c.ResourceName,
+		ResourceDocumentation:  c.ResourceDocumentation,
+	}
+}
+
+// Metadata returns a handler that serves the Protected Resource
+// Metadata, to be mounted at MetadataPath. Browsers may read it from any
+// origin (a web client discovers the authorization server from it).
+func (c *Config) Metadata() http.Handler {
+	if err := c.init(); err != nil {
+		panic(err)
+	}
+	body, err := json.Marshal(c.Document())
+	if err != nil {
+		panic(err)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		switch r.Method {
+		case http.MethodGet, http.MethodHead:
+		case http.MethodOptions:
+			w.Header().Set("Access-Control-Allow-Methods", "GET, OPTIONS")
+			w.Header().Set("Access-Control-Allow-Headers", "MCP-Protocol-Version")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		default:
+			w.Header().Set("Allow", "GET, HEAD, OPTIONS")
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "max-age=3600")
+		w.Write(body)
+	})
+}
+
+// Mount registers the protected handler h at pattern and the metadata at
+// MetadataPath on mux.
+func (c *Config) Mount(mux *http.ServeMux, pattern string, h http.Handler) {
+	mux.Handle(pattern, c.Protect(h))
+	mux.Handle(c.MetadataPath(), c.Metadata())
+}
+
+func (c *Config) log() *slog.Logger {
+	if c.Logger != nil {
+		return c.Logger
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// challenge writes a refusal: status, and the Bearer challenge with the
+// given error (none for a request without a token), the scopes needed
+// and the metadata's address.
+func (c *Config) challenge(w http.ResponseWriter, status int, code, description string, scopes []string) {
+	ch := metadata.Challenge{Scheme: "Bearer", Params: map[string]string{metadata.ParamResourceMetadata: c.metaURL}}
+	if code != "" {
+		ch.Params[metadata.ParamError] = code
+	}
+	if description != "" {
+		ch.Params[metadata.ParamErrorDescription] = description
+	}
+	if len(scopes) > 0 {
+		ch.Params[metadata.ParamScope] = strings.Join(scopes, " ")
+	}
+	w.Header().Set("WWW-Authenticate", ch.String(metadata.ParamError, metadata.ParamScope, metadata.ParamResourceMetadata, metadata.ParamErrorDescription))
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	body := map[string]string{"error": code, "error_description": description}
+	if code == "" {
+		body["error"] = "unauthorized"
+	}
+	json.MarshalWrite(w, body)
+}
