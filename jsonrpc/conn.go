@@ -837,13 +837,10 @@ func (c *Conn) Call(ctx context.Context, method string, params any) (*Message, e
 	return c.callWith(ctx, method, params, nil)
 }
 
-// noCallOptions are the options of a plain Call.
-var noCallOptions jsonrpcapi.CallOptions
-
 // callWith is Call with options (jsonrpcapi.Engine.Call); o may be nil.
 func (c *Conn) callWith(ctx context.Context, method string, params any, o *jsonrpcapi.CallOptions) (*Message, error) {
 	if o == nil {
-		o = &noCallOptions
+		o = new(jsonrpcapi.CallOptions) // on the stack: o does not escape
 	}
 	d := o.Timeout
 	n := c.nextID.Add(1)

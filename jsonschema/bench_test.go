@@ -2,7 +2,6 @@ package jsonschema_test
 
 import (
 	. "github.com/ferrymcp/ferry/jsonschema"
-	_ "github.com/ferrymcp/ferry/jsonschema/full"
 	"strings"
 	"testing"
 )
@@ -38,7 +37,7 @@ func mustValidator[T any](tb testing.TB) *Validator {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	v, err := Compile(s)
+	v, err := Compile(s, withFull)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -99,7 +98,7 @@ func BenchmarkCompile(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Compile(s); err != nil {
+		if _, err := Compile(s, withFull); err != nil {
 			b.Fatal(err)
 		}
 	}

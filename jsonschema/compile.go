@@ -12,13 +12,13 @@ import (
 // for concurrent use.
 type Validator struct {
 	fast    *node                   // the fast validator's program, when the schema fits it
-	general func(data []byte) error // the registered Engine's, when there is one
+	general func(data []byte) error // the given Engine's, when there is one
 }
 
 // Compile prepares s for validation. The schema must be valid for its
 // dialect (2020-12 unless s.Schema names another one) and stay within the
-// bounds described in the package documentation.
-func Compile(s *Schema) (*Validator, error) {
+// bounds described in the package documentation. opts may be nil.
+func Compile(s *Schema, opts *CompileOptions) (*Validator, error) {
 	if s == nil {
 		return nil, errors.New("jsonschema: Compile: nil schema")
 	}
@@ -26,7 +26,7 @@ func Compile(s *Schema) (*Validator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jsonschema: Compile: %w", err)
 	}
-	v, err := compile(s, raw)
+	v, err := compile(s, raw, opts)
 	if err != nil {
 		return nil, fmt.Errorf("jsonschema: Compile: %w", err)
 	}
@@ -36,20 +36,20 @@ func Compile(s *Schema) (*Validator, error) {
 // CompileJSON prepares the schema document raw for validation. raw may
 // come from an untrusted peer: it must be a valid schema of a supported
 // dialect, refer to nothing outside itself and stay within the bounds
-// described in the package documentation.
-func CompileJSON(raw []byte) (*Validator, error) {
+// described in the package documentation. opts may be nil.
+func CompileJSON(raw []byte, opts *CompileOptions) (*Validator, error) {
 	s := new(Schema)
 	if err := json.Unmarshal(raw, s); err != nil {
 		return nil, fmt.Errorf("jsonschema: CompileJSON: invalid schema JSON: %w", err)
 	}
-	v, err := compile(s, raw)
+	v, err := compile(s, raw, opts)
 	if err != nil {
 		return nil, fmt.Errorf("jsonschema: CompileJSON: %w", err)
 	}
 	return v, nil
 }
 
-func compile(s *Schema, raw []byte) (*Validator, error) {
+func compile(s *Schema, raw []byte, opts *CompileOptions) (*Validator, error) {
 	if err := checkBounds(s); err != nil {
 		return nil, err
 	}
@@ -58,9 +58,9 @@ func compile(s *Schema, raw []byte) (*Validator, error) {
 		return nil, err
 	}
 	v := &Validator{}
-	if e := engine.Load(); e != nil {
+	if opts != nil && opts.Engine != nil {
 		// The engine also checks the schema against its metaschema.
-		if v.general, err = (*e).Compile(raw); err != nil {
+		if v.general, err = opts.Engine.Compile(raw); err != nil {
 			return nil, err
 		}
 	}
@@ -100,7 +100,7 @@ func (v *Validator) ValidateTrusted(instance []byte) error {
 	return v.general(instance)
 }
 
-// ValidateGeneral checks instance with the registered [Engine] alone, even
+// ValidateGeneral checks instance with the given [Engine] alone, even
 // when the built-in validator handles the schema: for cross-checking the
 // two. It returns [ErrNoEngine] when v was compiled without an engine.
 func (v *Validator) ValidateGeneral(instance []byte) error {
@@ -114,7 +114,7 @@ func (v *Validator) ValidateGeneral(instance []byte) error {
 }
 
 // Engine names the engine that validates for v: "fast" for this package's
-// own validator, "general" for the registered [Engine]. It is for
+// own validator, "general" for the given [Engine]. It is for
 // diagnostics and benchmarks.
 func (v *Validator) Engine() string {
 	if v.fast != nil {

@@ -1,11 +1,13 @@
 package jsonschema_test
 
 import (
+	"errors"
 	"fmt"
-	. "github.com/ferrymcp/ferry/jsonschema"
-	_ "github.com/ferrymcp/ferry/jsonschema/full"
 	"strings"
 	"testing"
+
+	. "github.com/ferrymcp/ferry/jsonschema"
+	"github.com/ferrymcp/ferry/jsonschema/full"
 )
 
 func TestCompileErrors(t *testing.T) {
@@ -51,7 +53,7 @@ func TestCompileErrors(t *testing.T) {
 		{doubling.String(), "schema too expensive"},
 	}
 	for _, tt := range tests {
-		_, err := CompileJSON([]byte(tt.schema))
+		_, err := CompileJSON([]byte(tt.schema), withFull)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			name := tt.schema
 			if len(name) > 80 {
@@ -75,14 +77,14 @@ func TestCompileAccepts(t *testing.T) {
 		`{"$defs":{"n":{"properties":{"l":{"$ref":"#/$defs/n"},"r":{"$ref":"#/$defs/n"}}}},"$ref":"#/$defs/n"}`,
 		strings.Repeat(`{"items":`, MaxSchemaDepth-1) + `{}` + strings.Repeat(`}`, MaxSchemaDepth-1),
 	} {
-		if _, err := CompileJSON([]byte(schema)); err != nil {
+		if _, err := CompileJSON([]byte(schema), withFull); err != nil {
 			t.Errorf("CompileJSON(%.80s): %v", schema, err)
 		}
 	}
 }
 
 func TestAnchorRef(t *testing.T) {
-	v, err := CompileJSON([]byte(`{"$defs":{"a":{"$anchor":"thing","type":"string"}},"properties":{"x":{"$ref":"#thing"}}}`))
+	v, err := CompileJSON([]byte(`{"$defs":{"a":{"$anchor":"thing","type":"string"}},"properties":{"x":{"$ref":"#thing"}}}`), withFull)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +97,7 @@ func TestAnchorRef(t *testing.T) {
 }
 
 func TestDraft07RefSiblingsIgnored(t *testing.T) {
-	v, err := CompileJSON([]byte(`{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"s":{"type":"string"}},"properties":{"a":{"$ref":"#/definitions/s","minLength":5}}}`))
+	v, err := CompileJSON([]byte(`{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"s":{"type":"string"}},"properties":{"a":{"$ref":"#/definitions/s","minLength":5}}}`), withFull)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,12 +123,30 @@ func TestCompileInferredUsesFastEngine(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, err := Compile(sch)
+		v, err := Compile(sch, withFull)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if v.Engine() != "fast" {
 			t.Errorf("inferred schema uses the %s engine:\n%s", v.Engine(), sch)
 		}
+	}
+}
+
+// withFull compiles with the complete engine, as every test here does.
+var withFull = &CompileOptions{Engine: full.Engine{}}
+
+// Without an engine, a schema beyond the built-in validator is refused
+// with ErrNoEngine, which says where the engine is.
+func TestCompileWithoutEngine(t *testing.T) {
+	schema := []byte(`{"anyOf":[{"required":["a"]},{"required":["b"]}]}`)
+	if _, err := CompileJSON(schema, nil); !errors.Is(err, ErrNoEngine) || !strings.Contains(err.Error(), "jsonschema/full") {
+		t.Errorf("CompileJSON without an engine: %v", err)
+	}
+	if v, err := CompileJSON(schema, withFull); err != nil || v.Engine() != "general" {
+		t.Errorf("CompileJSON with the full engine: %v", err)
+	}
+	if v, err := CompileJSON([]byte(`{"type":"object"}`), nil); err != nil || v.Engine() != "fast" {
+		t.Errorf("CompileJSON of a simple schema without an engine: %v", err)
 	}
 }

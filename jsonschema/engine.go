@@ -3,7 +3,6 @@ package jsonschema
 import (
 	"errors"
 	"strconv"
-	"sync/atomic"
 )
 
 // An Engine is a complete JSON Schema implementation, for the schemas the
@@ -11,11 +10,13 @@ import (
 // keywords, dynamic references, dialects other than 2020-12 and
 // draft-07), and to check every schema against its dialect's metaschema.
 //
-// The package github.com/ferrymcp/ferry/jsonschema/full registers one
-// (santhosh-tekuri/jsonschema) when it is imported. It is separate because
-// that implementation prepares its metaschemas when the program starts,
-// which costs a few milliseconds and a megabyte or two to every program
-// that links it, while the schemas inferred from Go types never need it.
+// The package github.com/ferrymcp/ferry/jsonschema/full provides one
+// (santhosh-tekuri/jsonschema), given to a compilation by
+// [CompileOptions] (or to a server by server.Options.SchemaEngine). It
+// is separate because that implementation prepares its metaschemas when
+// the program starts, which costs a few milliseconds and a megabyte or two
+// to every program that links it, while the schemas inferred from Go types
+// never need it.
 type Engine interface {
 	// Compile compiles a schema document and returns the function that
 	// validates instances with it. The instance given to that function is
@@ -23,15 +24,19 @@ type Engine interface {
 	Compile(raw []byte) (validate func(instance []byte) error, err error)
 }
 
-var engine atomic.Pointer[Engine]
+// CompileOptions configure [Compile] and [CompileJSON]. The zero value
+// (or nil) compiles with the built-in validator alone.
+type CompileOptions struct {
+	// Engine, when set, validates the schemas the built-in validator does
+	// not handle, and checks every schema against its dialect's
+	// metaschema. jsonschema/full's Engine is one.
+	Engine Engine
+}
 
-// RegisterEngine makes e the engine of every later compilation.
-func RegisterEngine(e Engine) { engine.Store(&e) }
-
-// ErrNoEngine reports a schema that needs an [Engine] when none is
-// registered.
+// ErrNoEngine reports a schema that needs an [Engine] when none was
+// given.
 var ErrNoEngine = errors.New("this schema uses JSON Schema features beyond the built-in validator; " +
-	`import _ "github.com/ferrymcp/ferry/jsonschema/full" to validate it`)
+	"give it the engine of github.com/ferrymcp/ferry/jsonschema/full (full.Engine{} in server.Options.SchemaEngine or jsonschema.CompileOptions.Engine) to validate it")
 
 // CheckSyntax checks that instance is exactly one strictly valid JSON value
 // (RFC 8259, valid UTF-8, no duplicate member names), as [Validator.Validate]

@@ -2,7 +2,6 @@ package jsonschema_test
 
 import (
 	. "github.com/ferrymcp/ferry/jsonschema"
-	_ "github.com/ferrymcp/ferry/jsonschema/full"
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -35,7 +34,7 @@ func FuzzValidate(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	v, err := Compile(s)
+	v, err := Compile(s, withFull)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -88,7 +87,7 @@ func FuzzValidate(f *testing.F) {
 func FuzzCrossCheck(f *testing.F) {
 	var validators []*Validator
 	for _, tc := range validationCases {
-		v, err := CompileJSON([]byte(tc.schema))
+		v, err := CompileJSON([]byte(tc.schema), withFull)
 		if err != nil {
 			f.Fatal(err)
 		}

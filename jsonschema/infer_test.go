@@ -4,7 +4,6 @@ import (
 	stdjson "encoding/json"
 	"flag"
 	. "github.com/ferrymcp/ferry/jsonschema"
-	_ "github.com/ferrymcp/ferry/jsonschema/full"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -180,7 +179,7 @@ func TestInferGolden(t *testing.T) {
 				t.Errorf("schema differs from %s:\n%s", file, got)
 			}
 			// Every inferred schema is a valid 2020-12 schema.
-			if _, err := Compile(s); err != nil {
+			if _, err := Compile(s, withFull); err != nil {
 				t.Errorf("Compile: %v", err)
 			}
 		})
@@ -273,7 +272,7 @@ func TestInferMatchesMarshal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, err := Compile(s)
+		v, err := Compile(s, withFull)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,7 +2,6 @@ package jsonschema_test
 
 import (
 	. "github.com/ferrymcp/ferry/jsonschema"
-	_ "github.com/ferrymcp/ferry/jsonschema/full"
 	"strings"
 	"testing"
 

@@ -3,7 +3,6 @@ package jsonschema_test
 import (
 	"fmt"
 	. "github.com/ferrymcp/ferry/jsonschema"
-	_ "github.com/ferrymcp/ferry/jsonschema/full"
 	"strings"
 	"testing"
 )
@@ -230,7 +229,7 @@ var invalidJSON = []string{
 
 func TestValidationEngines(t *testing.T) {
 	for _, tc := range validationCases {
-		v, err := CompileJSON([]byte(tc.schema))
+		v, err := CompileJSON([]byte(tc.schema), withFull)
 		if err != nil {
 			t.Errorf("CompileJSON(%s): %v", tc.schema, err)
 			continue
@@ -273,7 +272,7 @@ func TestFastEngineCoverage(t *testing.T) {
 			strings.Contains(tc.schema, "$schema") || strings.Contains(tc.schema, "9007199254740993") {
 			continue // outside the fast subset
 		}
-		v, err := CompileJSON([]byte(tc.schema))
+		v, err := CompileJSON([]byte(tc.schema), withFull)
 		if err != nil {
 			continue
 		}
@@ -281,7 +280,7 @@ func TestFastEngineCoverage(t *testing.T) {
 			t.Errorf("schema %s uses the %s engine", tc.schema, v.Engine())
 		}
 	}
-	v, err := CompileJSON([]byte(`{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"a":{"type":"string"}}}`))
+	v, err := CompileJSON([]byte(`{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"a":{"type":"string"}}}`), withFull)
 	if err != nil || v.Engine() != "fast" {
 		t.Errorf("simple draft-07 schema: %v, engine %v", err, v.Engine())
 	}
@@ -289,7 +288,7 @@ func TestFastEngineCoverage(t *testing.T) {
 
 func TestInvalidJSON(t *testing.T) {
 	for _, schema := range []string{`true`, `{"type":"object","properties":{"a":{"type":"integer"}}}`, `{"anyOf":[{"type":"object"},{"type":"array"}]}`} {
-		v, err := CompileJSON([]byte(schema))
+		v, err := CompileJSON([]byte(schema), withFull)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -322,7 +321,7 @@ func TestMessages(t *testing.T) {
 		"required": ["city"],
 		"additionalProperties": false
 	}`
-	v, err := CompileJSON([]byte(schema))
+	v, err := CompileJSON([]byte(schema), withFull)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -393,7 +392,7 @@ func TestMessages(t *testing.T) {
 }
 
 func TestManyProblems(t *testing.T) {
-	v, err := CompileJSON([]byte(`{"items":{"type":"string"}}`))
+	v, err := CompileJSON([]byte(`{"items":{"type":"string"}}`), withFull)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -415,7 +414,7 @@ func TestManyProperties(t *testing.T) {
 		b.WriteString(`"p` + itoa(i) + `":{"type":"integer"}`)
 	}
 	b.WriteString(`}}`)
-	v, err := CompileJSON([]byte(b.String()))
+	v, err := CompileJSON([]byte(b.String()), withFull)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -434,7 +433,7 @@ func TestManyProperties(t *testing.T) {
 		}
 	}
 	// Many undeclared members: duplicates are still found.
-	v, err = CompileJSON([]byte(`{"type":"object"}`))
+	v, err = CompileJSON([]byte(`{"type":"object"}`), withFull)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,6 @@ func init() {
 		ConnectSession:   (*Server).connectSession,
 		CheckRequestMeta: (*Server).checkRequestMeta,
 		CheckVersion:     (*Server).checkVersion,
-		Tool:             (*Server).tool,
+		ToolHeaders:      (*Server).toolHeaders,
 	})
 }

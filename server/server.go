@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ferrymcp/ferry/jsonschema"
 	"github.com/ferrymcp/ferry/protocol"
 )
 
@@ -84,6 +85,14 @@ type Options struct {
 	// server derives from what is registered (e.g. to announce tools
 	// before any is added, or experimental capabilities).
 	Capabilities *protocol.ServerCapabilities
+	// SchemaEngine, when set, validates the tool input schemas the
+	// built-in validator does not handle (composition and conditional
+	// keywords, dialects other than 2020-12 and draft-07) and checks every
+	// raw schema against its dialect's metaschema. Nil refuses such
+	// schemas at AddTool. jsonschema/full provides one:
+	//
+	//	server.New(impl, &server.Options{SchemaEngine: full.Engine{}})
+	SchemaEngine jsonschema.Engine
 }
 
 // Server is an MCP server. Register tools, resources and prompts, then

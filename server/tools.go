@@ -11,6 +11,7 @@ import (
 
 	"github.com/ferrymcp/ferry/internal/jsonfast"
 	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
+	"github.com/ferrymcp/ferry/internal/mcpheader"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/jsonschema"
 	"github.com/ferrymcp/ferry/protocol"
@@ -40,6 +41,11 @@ type toolEntry struct {
 	// validator checks the arguments before handler runs; nil when the
 	// handler checks them itself as it decodes them (see stringArgs).
 	validator *jsonschema.Validator
+	// headers are the arguments the input schema mirrors into HTTP
+	// headers (x-mcp-header), which the Streamable HTTP handler checks;
+	// nil when there are none or the annotations are invalid (clients
+	// refuse such a tool anyway).
+	headers []mcpheader.Param
 }
 
 // AddTool adds (or replaces) a tool with a raw handler. t.InputSchema is
@@ -52,17 +58,15 @@ type toolEntry struct {
 // input schema that does not compile or whose root is not of type
 // "object", or a nil handler. [CheckTool] reports the same without
 // panicking. Schemas beyond the built-in validator (composition and
-// conditional keywords, dialects other than 2020-12 and draft-07) need
-// the full engine:
-//
-//	import _ "github.com/ferrymcp/ferry/jsonschema/full"
+// conditional keywords, dialects other than 2020-12 and draft-07) need a
+// schema engine in [Options].SchemaEngine, such as jsonschema/full's.
 func (s *Server) AddTool(t *protocol.Tool, h ToolHandler) {
 	tool := *t
 	mustTool(&tool, h == nil)
 	if len(tool.InputSchema) == 0 {
 		tool.InputSchema = jsontext.Value(`{"type":"object"}`)
 	}
-	v, err := jsonschema.CompileJSON(tool.InputSchema)
+	v, err := s.compileSchema(tool.InputSchema)
 	if err != nil {
 		panic(fmt.Sprintf("server: tool %q: invalid input schema: %v", tool.Name, err))
 	}
@@ -93,7 +97,7 @@ func AddTool[In, Out any](s *Server, t *protocol.Tool, h TypedToolHandler[In, Ou
 	if len(tool.InputSchema) == 0 {
 		tool.InputSchema, validator, err = inferSchema(reflect.TypeFor[In]())
 	} else {
-		validator, err = jsonschema.CompileJSON(tool.InputSchema)
+		validator, err = s.compileSchema(tool.InputSchema)
 	}
 	if err == nil {
 		err = checkObjectSchema(tool.InputSchema)
@@ -238,7 +242,7 @@ func inferSchema(t reflect.Type) (jsontext.Value, *jsonschema.Validator, error) 
 		t = t.Elem()
 	}
 	if t.Kind() == reflect.Interface || t == reflect.TypeFor[jsontext.Value]() {
-		v, err := jsonschema.CompileJSON([]byte(`{"type":"object"}`))
+		v, err := jsonschema.CompileJSON([]byte(`{"type":"object"}`), nil)
 		return jsontext.Value(`{"type":"object"}`), v, err
 	}
 	schema, err := jsonschema.Infer(t, nil)
@@ -249,11 +253,21 @@ func inferSchema(t reflect.Type) (jsontext.Value, *jsonschema.Validator, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	v, err := jsonschema.Compile(schema)
+	v, err := jsonschema.Compile(schema, nil) // inferred schemas fit the built-in validator
 	return raw, v, err
 }
 
+// compileSchema compiles a tool's input schema, with the server's schema
+// engine when it has one.
+func (s *Server) compileSchema(raw jsontext.Value) (*jsonschema.Validator, error) {
+	if s.opts.SchemaEngine == nil {
+		return jsonschema.CompileJSON(raw, nil)
+	}
+	return jsonschema.CompileJSON(raw, &jsonschema.CompileOptions{Engine: s.opts.SchemaEngine})
+}
+
 func (s *Server) putTool(e *toolEntry) {
+	e.headers, _ = mcpheader.Params(e.tool.InputSchema)
 	s.mu.Lock()
 	s.tools.put(e.tool.Name, e)
 	s.mu.Unlock()
@@ -418,15 +432,15 @@ func toolError(err error) *protocol.CallToolResult {
 	return &protocol.CallToolResult{Content: []protocol.Content{protocol.TextContent(err.Error())}, IsError: true}
 }
 
-// tool returns the registered tool called name (serverapi.Server.Tool):
-// transports use it, for example, to check the Mcp-Param-* headers a
-// tool's inputSchema asks for.
-func (s *Server) tool(name string) (protocol.Tool, bool) {
+// toolHeaders returns the mirrored arguments of the registered tool
+// called name, and whether there is such a tool
+// (serverapi.Server.ToolHeaders).
+func (s *Server) toolHeaders(name string) ([]mcpheader.Param, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	e, ok := s.tools.get(name)
 	if !ok {
-		return protocol.Tool{}, false
+		return nil, false
 	}
-	return e.tool, true
+	return e.headers, true
 }

@@ -30,7 +30,7 @@ import (
 
 	// The suite's JSON Schema 2020-12 fixture uses composition and
 	// conditional keywords, beyond the built-in validator.
-	_ "github.com/ferrymcp/ferry/jsonschema/full"
+	"github.com/ferrymcp/ferry/jsonschema/full"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/transport/streamable"
@@ -83,7 +83,8 @@ const (
 // New builds the fixture server.
 func New(log *slog.Logger) *server.Server {
 	s := server.New(protocol.Implementation{Name: "ferry-conformance", Version: "0.1.0"}, &server.Options{
-		Logger: log,
+		SchemaEngine: full.Engine{},
+		Logger:       log,
 		Capabilities: &protocol.ServerCapabilities{
 			Tools:       &protocol.ToolsCapability{ListChanged: true},
 			Resources:   &protocol.ResourcesCapability{ListChanged: true, Subscribe: true},

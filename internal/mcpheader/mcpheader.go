@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"net/http"
 	"strconv"
 	"strings"
 
@@ -109,7 +108,7 @@ func collect(schema map[string]any, path []string, reachable bool, out *[]Param)
 		default:
 			return fmt.Errorf("x-mcp-header %q annotates %q, of type %q: only string, integer and boolean parameters may be mirrored", name, strings.Join(path, "."), t)
 		}
-		*out = append(*out, Param{Header: http.CanonicalHeaderKey(Prefix + name), Path: path})
+		*out = append(*out, Param{Header: canonicalKey(Prefix + name), Path: path})
 	}
 	for key, v := range schema {
 		switch sub := v.(type) {
@@ -206,4 +205,25 @@ func Matches(header string, body jsontext.Value) bool {
 		}
 		return a.Cmp(b) == 0
 	}
+}
+
+// canonicalKey is http.CanonicalHeaderKey for a header name that is a
+// token (as x-mcp-header names are checked to be): the first letter and
+// every letter after a hyphen upper case, the others lower case. Written
+// out so that the server, which checks headers through this package,
+// does not link net/http.
+func canonicalKey(s string) string {
+	b := []byte(s)
+	upper := true
+	for i, c := range b {
+		switch {
+		case upper && 'a' <= c && c <= 'z':
+			c -= 'a' - 'A'
+		case !upper && 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		b[i] = c
+		upper = c == '-'
+	}
+	return string(b)
 }

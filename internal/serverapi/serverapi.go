@@ -15,8 +15,8 @@ package serverapi
 import (
 	"context"
 
+	"github.com/ferrymcp/ferry/internal/mcpheader"
 	"github.com/ferrymcp/ferry/jsonrpc"
-	"github.com/ferrymcp/ferry/protocol"
 )
 
 // Peer carries messages back to the client a request came from. A
@@ -49,8 +49,10 @@ type Server[S, Sess any] struct {
 	// stateless request in revision v, or nil when the server serves v
 	// statelessly.
 	CheckVersion func(s S, v string) error
-	// Tool returns the registered tool called name.
-	Tool func(s S, name string) (protocol.Tool, bool)
+	// ToolHeaders returns the arguments the input schema of the tool
+	// called name mirrors into headers (computed when the tool was
+	// added), and whether there is such a tool.
+	ToolHeaders func(s S, name string) ([]mcpheader.Param, bool)
 }
 
 var server any

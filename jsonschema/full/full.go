@@ -1,10 +1,16 @@
-// Package full registers a complete JSON Schema implementation
+// Package full provides a complete JSON Schema implementation
 // (github.com/santhosh-tekuri/jsonschema/v6: drafts 4, 6, 7, 2019-09 and
-// 2020-12) as the [jsonschema.Engine] of ferry's jsonschema package, for
-// the schemas its built-in validator does not handle and to check every
-// schema against its dialect's metaschema. Import it for its effect:
+// 2020-12) as a [jsonschema.Engine], for the schemas ferry's built-in
+// validator does not handle and to check every schema against its
+// dialect's metaschema. Give it where schemas are compiled:
 //
-//	import _ "github.com/ferrymcp/ferry/jsonschema/full"
+//	s := server.New(impl, &server.Options{SchemaEngine: full.Engine{}})
+//	v, err := jsonschema.CompileJSON(raw, &jsonschema.CompileOptions{Engine: full.Engine{}})
+//
+// Migration: this package used to register itself, for every server and
+// compilation in the process, when imported for its effect
+// (import _ "github.com/ferrymcp/ferry/jsonschema/full"). It no longer
+// does: pass full.Engine{} as above.
 //
 // Schemas inferred from Go types never need it. It costs a few
 // milliseconds of start-up and a megabyte or two of memory, which is why
@@ -28,11 +34,12 @@ import (
 	"github.com/ferrymcp/ferry/jsonschema"
 )
 
-func init() { jsonschema.RegisterEngine(engine{}) }
+// Engine is the complete implementation as a [jsonschema.Engine]. The
+// zero value is ready to use.
+type Engine struct{}
 
-type engine struct{}
-
-func (engine) Compile(raw []byte) (func([]byte) error, error) {
+// Compile compiles a schema document (jsonschema.Engine).
+func (Engine) Compile(raw []byte) (func([]byte) error, error) {
 	sch, err := compileGeneral(raw)
 	if err != nil {
 		return nil, err

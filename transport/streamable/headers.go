@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
-	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -71,33 +69,11 @@ func (h *Handler) checkHeaders(r *http.Request, m *jsonrpc.Message) *jsonrpc.Err
 	return nil
 }
 
-// toolHeaders caches the mirrored parameters of each tool schema, keyed
-// by the schema's bytes (registered schemas are never modified).
-var toolHeaders sync.Map // *byte -> []mcpheader.Param
-
-func headerParams(schema jsontext.Value) []mcpheader.Param {
-	if len(schema) == 0 {
-		return nil
-	}
-	key := unsafe.SliceData(schema)
-	if v, ok := toolHeaders.Load(key); ok {
-		return v.([]mcpheader.Param)
-	}
-	ps, err := mcpheader.Params(schema)
-	if err != nil {
-		ps = nil // the tool is not mirrored; clients refuse it anyway
-	}
-	toolHeaders.Store(key, ps)
-	return ps
-}
-
 func (h *Handler) checkParamHeaders(r *http.Request, tool string, params jsontext.Value) *jsonrpc.Error {
-	t, ok := srv.Tool(h.server, tool)
-	if !ok {
-		return nil // the server answers an unknown tool itself
-	}
-	hps := headerParams(t.InputSchema)
-	if len(hps) == 0 {
+	hps, ok := srv.ToolHeaders(h.server, tool)
+	if !ok || len(hps) == 0 {
+		// An unknown tool the server answers itself; a tool that mirrors
+		// nothing has nothing to check.
 		return nil
 	}
 	args, _, _ := jsonrpcapi.Member(params, "arguments")

@@ -40,6 +40,7 @@ type session struct {
 	byRequest  map[jsonrpc.ID]*stream
 	standalone *stream
 	nextStream int64
+	readers    atomic.Int64 // numbers the HTTP requests that write streams (stream.reader)
 	store      eventStore
 	active     atomic.Int32 // HTTP requests being served
 	lastActive atomic.Int64 // when one last began or ended (Unix ns)
@@ -443,22 +444,12 @@ func parseEventID(id string) (num, seq int64, ok bool) {
 	return n, q, err1 == nil && err2 == nil
 }
 
-var readerGen sync.Mutex
-var nextReader int64
-
-func newReader() int64 {
-	readerGen.Lock()
-	defer readerGen.Unlock()
-	nextReader++
-	return nextReader
-}
-
 // serveStream writes a stream to one HTTP response, from after seq, until
 // its response was written (request streams), the client goes away, or
 // the session ends. A request stream whose only message is its response
 // is answered as plain JSON when allowJSON is set.
 func (s *session) serveStream(w http.ResponseWriter, r *http.Request, st *stream, after int64, allowJSON bool) {
-	gen := newReader()
+	gen := s.readers.Add(1)
 	s.mu.Lock()
 	if st.reader != 0 {
 		// A resumed stream takes over from the connection it replaces.
