@@ -99,19 +99,21 @@ func mayAsk(method string) bool {
 // forward runs a request upstream on l. A stateless client's request that
 // may ask its client something runs as a pending request, answered over
 // as many rounds as the server has questions.
-func (f *front) forward(ctx context.Context, req *server.Request, l *link, kind string, mrtr protocol.MRTRParams,
-	run func(ctx context.Context, c *client.Client) (any, error)) (any, error) {
+func (f *front) forward(ctx context.Context, req *server.Request, l *link, uc *UpstreamCall, mrtr protocol.MRTRParams,
+	run func(ctx context.Context, c *client.Client, uc *UpstreamCall) (any, error)) (any, error) {
+	uc.Server = l.up.name
 	if !req.Stateless() || !mayAsk(req.Method) {
-		return f.invoke(ctx, ctx, req, l, kind, nil, run)
+		return f.invoke(ctx, ctx, req, l, uc, nil, run)
 	}
 	g := f.g
+	kind := uc.Method + " " + uc.Name
 	var p *pending
 	var err error
 	if mrtr.RequestState != "" {
 		p, err = g.pending.resume(kind, mrtr.RequestState, mrtr.InputResponses)
 	} else {
 		p, err = g.pending.start(kind, func(pctx context.Context, p *pending) (any, error) {
-			return f.invoke(pctx, pctx, req, l, kind, p, run)
+			return f.invoke(pctx, pctx, req, l, uc, p, run)
 		})
 	}
 	if err != nil {
@@ -122,13 +124,13 @@ func (f *front) forward(ctx context.Context, req *server.Request, l *link, kind 
 
 // invoke makes one upstream call on l for req: callCtx bounds it, and
 // reqCtx is the client request's (where progress goes).
-func (f *front) invoke(callCtx, reqCtx context.Context, req *server.Request, l *link, kind string, p *pending,
-	run func(ctx context.Context, c *client.Client) (any, error)) (any, error) {
+func (f *front) invoke(callCtx, reqCtx context.Context, req *server.Request, l *link, uc *UpstreamCall, p *pending,
+	run func(ctx context.Context, c *client.Client, uc *UpstreamCall) (any, error)) (any, error) {
 	c, err := l.client(callCtx)
 	if err != nil {
 		return nil, err
 	}
-	cl := &call{ctx: callCtx, req: req, kind: kind, pend: p}
+	cl := &call{ctx: callCtx, req: req, kind: uc.Method + " " + uc.Name, pend: p}
 	if err := l.begin(cl, c.Stateless()); err != nil {
 		return nil, err
 	}
@@ -138,7 +140,19 @@ func (f *front) invoke(callCtx, reqCtx context.Context, req *server.Request, l *
 			req.Progress(reqCtx, pp.Progress, pp.Total, pp.Message)
 		})
 	}
-	res, err := run(ctx, c)
+	uc.Stateless = c.Stateless()
+	var res any
+	send := func(ctx context.Context) error {
+		var err error
+		res, err = run(ctx, c, uc)
+		uc.Result = res
+		return err
+	}
+	if h := f.g.opts.Upstream; h != nil {
+		err = h(ctx, uc, send)
+	} else {
+		err = send(ctx)
+	}
 	l.end(cl, err == nil)
 	if err != nil {
 		return nil, upstreamError(l.up.name, err)
@@ -183,9 +197,9 @@ func (f *front) callTool(ctx context.Context, req *server.Request) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	up := &protocol.CallToolParams{Name: r.name, Arguments: p.Arguments, Meta: passMeta(p.Meta)}
-	return f.forward(ctx, req, l, "tools/call "+r.name, p.MRTRParams, func(ctx context.Context, c *client.Client) (any, error) {
-		res, err := c.CallTool(ctx, up)
+	uc := &UpstreamCall{Method: req.Method, Name: r.name, Meta: passMeta(p.Meta)}
+	return f.forward(ctx, req, l, uc, p.MRTRParams, func(ctx context.Context, c *client.Client, uc *UpstreamCall) (any, error) {
+		res, err := c.CallTool(ctx, &protocol.CallToolParams{Name: r.name, Arguments: p.Arguments, Meta: uc.Meta})
 		if err != nil {
 			return nil, err
 		}
@@ -210,7 +224,8 @@ func (f *front) getPrompt(ctx context.Context, req *server.Request) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	return f.forward(ctx, req, l, "prompts/get "+r.name, p.MRTRParams, func(ctx context.Context, c *client.Client) (any, error) {
+	uc := &UpstreamCall{Method: req.Method, Name: r.name}
+	return f.forward(ctx, req, l, uc, p.MRTRParams, func(ctx context.Context, c *client.Client, uc *UpstreamCall) (any, error) {
 		res, err := c.GetPrompt(ctx, r.name, p.Arguments)
 		if err != nil {
 			return nil, err
@@ -275,7 +290,8 @@ func (f *front) readResource(ctx context.Context, req *server.Request) (any, err
 	if err != nil {
 		return nil, err
 	}
-	return f.forward(ctx, req, l, "resources/read "+p.URI, p.MRTRParams, func(ctx context.Context, c *client.Client) (any, error) {
+	uc := &UpstreamCall{Method: req.Method, Name: p.URI}
+	return f.forward(ctx, req, l, uc, p.MRTRParams, func(ctx context.Context, c *client.Client, uc *UpstreamCall) (any, error) {
 		res, err := c.ReadResource(ctx, p.URI)
 		if err != nil {
 			return nil, err
@@ -317,8 +333,9 @@ func (f *front) complete(ctx context.Context, req *server.Request) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	p.Meta = passMeta(p.Meta)
-	return f.forward(ctx, req, l, "completion/complete", protocol.MRTRParams{}, func(ctx context.Context, c *client.Client) (any, error) {
+	uc := &UpstreamCall{Method: req.Method, Name: p.Ref.Name + p.Ref.URI, Meta: passMeta(p.Meta)}
+	return f.forward(ctx, req, l, uc, protocol.MRTRParams{}, func(ctx context.Context, c *client.Client, uc *UpstreamCall) (any, error) {
+		p.Meta = uc.Meta
 		if c.ServerCapabilities().Completions == nil {
 			return &protocol.CompleteResult{Completion: protocol.Completion{Values: []string{}}}, nil
 		}

@@ -92,6 +92,10 @@ type Options struct {
 	// Middleware wraps the serving of every client request of every
 	// endpoint, outside the gateway's forwarding (metrics, traces, logs).
 	Middleware []server.Middleware
+	// Upstream, when set, wraps every request the gateway sends to a
+	// server, as Middleware wraps those it gets: observability starts a
+	// span there, and puts the trace context into the request's _meta.
+	Upstream func(ctx context.Context, call *UpstreamCall, next func(context.Context) error) error
 	// HTTP configures the Streamable HTTP handlers (session limits, the
 	// Origin and Host checks); the HTTP+SSE handlers take the same
 	// checks and limits.
@@ -106,6 +110,26 @@ type Options struct {
 	Logger *slog.Logger
 }
 
+// UpstreamCall is one request the gateway sends to a server, as
+// [Options.Upstream] sees it.
+type UpstreamCall struct {
+	// Server is the server's name in the configuration.
+	Server string
+	// Method is the request's method; Name the tool or prompt (the
+	// server's name for it) or the resource's URI.
+	Method, Name string
+	// Meta is the _meta the request carries (the client's, without what
+	// the protocol puts there); the hook may add to it. Only tools/call
+	// and completion/complete carry it so far: the client's prompts/get
+	// and resources/read take no _meta.
+	Meta protocol.Meta
+	// Stateless reports whether the server is spoken to statelessly.
+	Stateless bool
+	// Result is the request's result once next returned without error
+	// (a *protocol.CallToolResult for tools/call).
+	Result any
+}
+
 // Gateway serves MCP servers over HTTP. Create it with [New], serve its
 // ServeHTTP, and stop it with [Gateway.Close].
 type Gateway struct {
@@ -117,6 +141,7 @@ type Gateway struct {
 	children children
 	mux      *http.ServeMux
 	gen      atomic.Uint64 // bumped when what a catalog shows may have changed
+	inflight atomic.Int64  // client requests being served
 	wg       sync.WaitGroup
 	closing  chan struct{}
 
@@ -320,6 +345,22 @@ func (g *Gateway) Sessions() int {
 		n += u.front.http.Sessions() + u.front.sse.Sessions()
 	}
 	return n
+}
+
+// SessionVersions counts the open legacy sessions of every endpoint by
+// protocol revision.
+func (g *Gateway) SessionVersions() map[string]int {
+	out := map[string]int{}
+	fronts := []*front{g.agg}
+	for _, u := range g.upstreamList() {
+		fronts = append(fronts, u.front)
+	}
+	for _, f := range fronts {
+		for _, sess := range f.srv.Sessions() {
+			out[sess.ProtocolVersion()]++
+		}
+	}
+	return out
 }
 
 // Close ends every session, cancels the requests waiting for their

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ferrymcp/ferry/observe"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/transport/stdio"
@@ -19,12 +20,7 @@ import (
 // that the tests run real child processes without building anything.
 func TestMain(m *testing.M) {
 	if name := os.Getenv("FERRY_GATEWAY_TEST_SERVER"); name != "" {
-		s := testServer(name)
-		if err := s.Run(context.Background(), stdio.ServerStream()); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
+		os.Exit(runTestServer(name))
 	}
 	os.Exit(m.Run())
 }
@@ -45,9 +41,36 @@ type uriIn struct {
 	URI string `json:"uri"`
 }
 
+// runTestServer serves testServer(name) on stdio, its requests traced to
+// OTLP when OTEL_EXPORTER_OTLP_ENDPOINT says where.
+func runTestServer(name string) int {
+	ctx := context.Background()
+	tp, stop, err := observe.TracerProviderFromEnv(ctx, name)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	var mw []server.Middleware
+	if tp != nil {
+		obs, err := observe.New(&observe.Options{TracerProvider: tp})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		mw = append(mw, obs.Middleware(name))
+	}
+	err = testServer(name, mw...).Run(ctx, stdio.ServerStream())
+	stop(ctx)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
 // testServer is the upstream server of the tests, named name.
-func testServer(name string) *server.Server {
-	s := server.New(protocol.Implementation{Name: name, Version: "1.0.0"}, nil)
+func testServer(name string, mw ...server.Middleware) *server.Server {
+	s := server.New(protocol.Implementation{Name: name, Version: "1.0.0"}, &server.Options{Middleware: mw})
 	server.AddTool(s, &protocol.Tool{Name: "echo", Description: "Echoes the message."},
 		func(ctx context.Context, req *server.Request, in messageIn) (string, error) { return in.Message, nil })
 	server.AddTool(s, &protocol.Tool{Name: "whoami", Description: "The server's name and process id."},

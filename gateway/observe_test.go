@@ -1,0 +1,200 @@
+package gateway
+
+import (
+	"compress/gzip"
+	"context"
+	"encoding/hex"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/ferrymcp/ferry/config"
+	"github.com/ferrymcp/ferry/observe"
+	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/server"
+)
+
+// span is a span as an OTLP receiver got it.
+type span struct {
+	service, name, kind string
+	trace, id, parent   string
+}
+
+// otlpReceiver is an OTLP/HTTP trace endpoint on loopback: it decodes
+// each export (ExportTraceServiceRequest, protobuf, as the OTLP exporters
+// send it) with the protocol's own generated code.
+type otlpReceiver struct {
+	*httptest.Server
+	mu    sync.Mutex
+	spans []span
+}
+
+func newOTLPReceiver(t *testing.T) *otlpReceiver {
+	r := &otlpReceiver{}
+	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Method != "POST" || req.URL.Path != "/v1/traces" || req.Header.Get("Content-Type") != "application/x-protobuf" {
+			http.Error(w, "not an OTLP/HTTP protobuf trace export", http.StatusBadRequest)
+			return
+		}
+		var body io.Reader = req.Body
+		if req.Header.Get("Content-Encoding") == "gzip" {
+			zr, err := gzip.NewReader(req.Body)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			body = zr
+		}
+		data, err := io.ReadAll(body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		var export coltrace.ExportTraceServiceRequest
+		if err := proto.Unmarshal(data, &export); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		r.mu.Lock()
+		for _, rs := range export.ResourceSpans {
+			service := ""
+			for _, a := range rs.GetResource().GetAttributes() {
+				if a.Key == "service.name" {
+					service = a.GetValue().GetStringValue()
+				}
+			}
+			for _, ss := range rs.ScopeSpans {
+				for _, s := range ss.Spans {
+					r.spans = append(r.spans, span{service: service, name: s.Name, kind: s.Kind.String(),
+						trace: hex.EncodeToString(s.TraceId), id: hex.EncodeToString(s.SpanId), parent: hex.EncodeToString(s.ParentSpanId)})
+				}
+			}
+		}
+		r.mu.Unlock()
+		out, _ := proto.Marshal(&coltrace.ExportTraceServiceResponse{})
+		w.Header().Set("Content-Type", "application/x-protobuf")
+		w.Write(out)
+	}))
+	t.Cleanup(r.Close)
+	return r
+}
+
+// find waits for a span of service named name.
+func (r *otlpReceiver) find(t *testing.T, service, name string) span {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		r.mu.Lock()
+		for _, s := range r.spans {
+			if s.service == service && s.name == name {
+				r.mu.Unlock()
+				return s
+			}
+		}
+		all := append([]span(nil), r.spans...)
+		r.mu.Unlock()
+		if time.Now().After(deadline) {
+			t.Fatalf("no span %q of %s among %+v", name, service, all)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// observeUpstream is the Upstream hook that observes requests to servers.
+func observeUpstream(obs *observe.Observer) func(context.Context, *UpstreamCall, func(context.Context) error) error {
+	return func(ctx context.Context, uc *UpstreamCall, next func(context.Context) error) error {
+		_, err := obs.Call(ctx, &observe.Outgoing{Server: uc.Server, Method: uc.Method, Name: uc.Name, Meta: &uc.Meta},
+			func(ctx context.Context) (any, error) { err := next(ctx); return uc.Result, err })
+		return err
+	}
+}
+
+// A request's trace goes from the gateway into the server behind it, both
+// exported over OTLP to a real receiver; the metrics count the calls.
+func TestTraceAndMetricsAcrossTheGateway(t *testing.T) {
+	recv := newOTLPReceiver(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", recv.URL)
+	t.Setenv("OTEL_BSP_SCHEDULE_DELAY", "50")
+	ctx := ctxT(t)
+	tp, stop, err := observe.TracerProviderFromEnv(ctx, "ferry-gateway")
+	if err != nil || tp == nil {
+		t.Fatal(tp, err)
+	}
+	defer stop(ctx)
+	obs, err := observe.New(&observe.Options{TracerProvider: tp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, url := start(t, []*config.Server{child(t, "a")}, &Options{
+		Middleware: []server.Middleware{obs.Middleware("gateway")},
+		Upstream:   observeUpstream(obs),
+		Metrics:    obs.Handler(),
+	})
+	obs.Watch(nil, func() observe.State {
+		st := observe.State{Sessions: g.SessionVersions()}
+		for name, s := range g.Status() {
+			st.Upstreams = append(st.Upstreams, observe.Upstream{Name: name, State: s.State.String(), Restarts: s.Restarts})
+		}
+		return st
+	})
+	c := connect(t, url+"/mcp", protocol.LatestLegacyVersion, nil)
+	for range 3 {
+		if got := text(t)(c.Call(ctx, "a__echo", map[string]string{"message": "traced"})); got != "traced" {
+			t.Fatal(got)
+		}
+	}
+	tp.ForceFlush(ctx)
+	gwServer := recv.find(t, "ferry-gateway", "tools/call a__echo")
+	gwClient := recv.find(t, "ferry-gateway", "tools/call echo")
+	upServer := recv.find(t, "a", "tools/call echo")
+	if gwServer.kind != "SPAN_KIND_SERVER" || gwClient.kind != "SPAN_KIND_CLIENT" || upServer.kind != "SPAN_KIND_SERVER" {
+		t.Errorf("kinds: %s %s %s", gwServer.kind, gwClient.kind, upServer.kind)
+	}
+	// Find the upstream span of the gateway's client span (there are three calls).
+	recv.mu.Lock()
+	var chained *span
+	for i, s := range recv.spans {
+		if s.service == "a" && s.name == "tools/call echo" {
+			for _, cs := range recv.spans {
+				if cs.service == "ferry-gateway" && cs.id == s.parent && cs.kind == "SPAN_KIND_CLIENT" {
+					for _, ss := range recv.spans {
+						if ss.service == "ferry-gateway" && ss.id == cs.parent && ss.kind == "SPAN_KIND_SERVER" && ss.trace == s.trace {
+							chained = &recv.spans[i]
+						}
+					}
+				}
+			}
+		}
+	}
+	n := len(recv.spans)
+	recv.mu.Unlock()
+	if chained == nil {
+		t.Fatalf("no upstream span whose parent is a gateway client span whose parent is a gateway server span, among %d spans", n)
+	}
+	t.Logf("trace %s: gateway server span -> gateway client span -> upstream server span %s", chained.trace, chained.id)
+
+	resp, err := http.Get(url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{
+		`mcp_server_requests_total{era="legacy",method="tools/call",outcome="ok",server="gateway",tool="a__echo"} 3`,
+		`mcp_client_requests_total{method="tools/call",outcome="ok",server="a",tool="echo"} 3`,
+		`mcp_upstream_state{server="a",state="ready"} 1`,
+		`mcp_upstream_restarts_total{server="a"} 0`,
+		`mcp_server_sessions{era="legacy",version="2025-11-25"} 1`,
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+}

@@ -1,0 +1,110 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/server"
+)
+
+// ServeOptions bound the HTTP server of [Gateway.Serve]. The zero value
+// is usable.
+type ServeOptions struct {
+	// Drain is how long requests in flight may run on once the gateway
+	// is told to stop (default 10 seconds).
+	Drain time.Duration
+	// ReadHeaderTimeout bounds reading a request's headers (default 10
+	// seconds): a client that trickles them cannot hold a connection.
+	ReadHeaderTimeout time.Duration
+	// IdleTimeout closes keep-alive connections idle this long (default
+	// 2 minutes).
+	IdleTimeout time.Duration
+	// MaxHeaderBytes bounds a request's headers (default 64 KiB).
+	MaxHeaderBytes int
+}
+
+// Serve serves the gateway on ln until ctx is done, then stops in order:
+// it stops accepting connections, lets the requests in flight finish
+// (for opts.Drain at most), ends every session and stream, and stops
+// every server, waiting for their processes to exit. It returns nil after
+// such a stop, or the error that ended serving.
+func (g *Gateway) Serve(ctx context.Context, ln net.Listener, opts *ServeOptions) error {
+	var o ServeOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Drain <= 0 {
+		o.Drain = 10 * time.Second
+	}
+	if o.ReadHeaderTimeout <= 0 {
+		o.ReadHeaderTimeout = 10 * time.Second
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = 2 * time.Minute
+	}
+	if o.MaxHeaderBytes <= 0 {
+		o.MaxHeaderBytes = 64 << 10
+	}
+	srv := &http.Server{
+		Handler:           g,
+		ReadHeaderTimeout: o.ReadHeaderTimeout,
+		IdleTimeout:       o.IdleTimeout,
+		MaxHeaderBytes:    o.MaxHeaderBytes,
+		ErrorLog:          nil,
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		g.Close(context.Background())
+		return err
+	case <-ctx.Done():
+	}
+	g.log.Info("gateway: stopping", "drain", o.Drain, "in_flight", g.inflight.Load())
+	// Shutdown closes the listener at once, then waits for connections to
+	// go idle, which streams never do: it ends once Close below has ended
+	// them.
+	shut := make(chan error, 1)
+	go func() {
+		sctx, cancel := context.WithTimeout(context.Background(), o.Drain+10*time.Second)
+		defer cancel()
+		shut <- srv.Shutdown(sctx)
+	}()
+	deadline := time.Now().Add(o.Drain)
+	for g.inflight.Load() > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := g.inflight.Load(); n > 0 {
+		g.log.Warn("gateway: requests still in flight after the drain", "in_flight", n)
+	}
+	cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cerr := g.Close(cctx)
+	if err := <-shut; err != nil {
+		srv.Close()
+	}
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return cerr
+}
+
+// counting is the gateway's outermost middleware: it counts the requests
+// in flight, for the drain.
+func counting(n *atomic.Int64) server.Middleware {
+	return func(next server.MethodHandler) server.MethodHandler {
+		return func(ctx context.Context, req *server.Request) (any, error) {
+			if req.Method == protocol.MethodSubscriptionsListen {
+				return next(ctx, req) // a stream, which Close ends
+			}
+			n.Add(1)
+			defer n.Add(-1)
+			return next(ctx, req)
+		}
+	}
+}

@@ -1,0 +1,251 @@
+package observe
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/ferrymcp/ferry/jsonrpc"
+	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/server"
+)
+
+// Middleware returns server middleware that observes every request of a
+// server, named name in the metrics.
+func (o *Observer) Middleware(name string) server.Middleware {
+	return func(next server.MethodHandler) server.MethodHandler {
+		return func(ctx context.Context, req *server.Request) (any, error) {
+			target, uri := targetOf(req.Method, req.Params())
+			ctx = o.prop.Extract(ctx, metaCarrier(metaOf(req)))
+			attrs := []attribute.KeyValue{
+				semconv.McpMethodNameKey.String(req.Method),
+				semconv.McpProtocolVersion(req.ProtocolVersion),
+				semconv.JSONRPCRequestID(req.ID.String()),
+			}
+			if req.Session != nil && req.Session.ID != "" {
+				attrs = append(attrs, semconv.McpSessionID(req.Session.ID))
+			}
+			attrs = appendTarget(attrs, req.Method, target, uri)
+			ctx, span := o.tracer.Start(ctx, spanName(req.Method, target), trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
+			tool := toolLabel(req.Method, target)
+			in := o.m.inflight.WithLabelValues(name, req.Method)
+			in.Inc()
+			start := time.Now()
+			res, err := next(ctx, req)
+			took := time.Since(start)
+			in.Dec()
+			outcome := outcomeOf(res, err)
+			if invalid(err) {
+				tool = "" // a name the server does not know must not become a label
+			}
+			era := "legacy"
+			if req.Stateless() {
+				era = "stateless"
+			}
+			o.m.requests.WithLabelValues(name, req.Method, tool, era, outcome).Inc()
+			o.m.duration.WithLabelValues(name, req.Method, tool).Observe(took.Seconds())
+			end(span, outcome, err)
+			o.logRequest(ctx, "request", name, req.Method, target, outcome, took, err,
+				slog.String("era", era), slog.String("session", sessionID(req)))
+			return res, err
+		}
+	}
+}
+
+func sessionID(req *server.Request) string {
+	if req.Session == nil {
+		return ""
+	}
+	return req.Session.ID
+}
+
+// metaOf decodes a request's _meta when it may carry trace context.
+func metaOf(req *server.Request) protocol.Meta {
+	if len(req.RawMeta) == 0 || !bytes.Contains(req.RawMeta, []byte("trace")) && !bytes.Contains(req.RawMeta, []byte("baggage")) {
+		return nil
+	}
+	return req.Meta()
+}
+
+// end finishes a span with the outcome.
+func end(span trace.Span, outcome string, err error) {
+	switch {
+	case err != nil:
+		span.RecordError(err)
+		span.SetStatus(codes.Error, err.Error())
+		var rpc *jsonrpc.Error
+		if errors.As(err, &rpc) {
+			span.SetAttributes(semconv.RPCResponseStatusCode(itoa(rpc.Code)))
+		}
+		span.SetAttributes(semconv.ErrorTypeKey.String(errorType(err)))
+	case outcome == outcomeToolError:
+		span.SetStatus(codes.Error, "tool error")
+		span.SetAttributes(semconv.ErrorTypeKey.String("tool_error"))
+	}
+	span.End()
+}
+
+// errorType is the error.type of a failed request: the JSON-RPC code, or
+// the kind of failure.
+func errorType(err error) string {
+	var rpc *jsonrpc.Error
+	if errors.As(err, &rpc) {
+		return itoa(rpc.Code)
+	}
+	if errors.Is(err, context.Canceled) {
+		return "cancelled"
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "timeout"
+	}
+	return "_OTHER"
+}
+
+func itoa(n int64) string {
+	var b [24]byte
+	i := len(b)
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	for {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			break
+		}
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return string(b[i:])
+}
+
+// invalid reports a request the server refused as malformed or unknown.
+func invalid(err error) bool {
+	var rpc *jsonrpc.Error
+	return errors.As(err, &rpc) && (rpc.Code == jsonrpc.CodeInvalidParams || rpc.Code == jsonrpc.CodeMethodNotFound)
+}
+
+// outcomeOf classifies a request's result.
+func outcomeOf(res any, err error) string {
+	if err != nil {
+		return outcomeError
+	}
+	switch r := res.(type) {
+	case *protocol.CallToolResult:
+		if r.IsError {
+			return outcomeToolError
+		}
+	case *protocol.InputRequiredResult:
+		return outcomeInputRequired
+	}
+	return outcomeOK
+}
+
+// spanName is "{mcp.method.name} {target}", or the method alone.
+func spanName(method, target string) string {
+	if target == "" {
+		return method
+	}
+	return method + " " + target
+}
+
+// toolLabel is the tool (or prompt) a request names, for the metrics.
+func toolLabel(method, target string) string {
+	switch method {
+	case protocol.MethodToolsCall, protocol.MethodPromptsGet:
+		return target
+	}
+	return ""
+}
+
+func appendTarget(attrs []attribute.KeyValue, method, target, uri string) []attribute.KeyValue {
+	switch {
+	case method == protocol.MethodToolsCall && target != "":
+		attrs = append(attrs, semconv.GenAIToolName(target))
+	case method == protocol.MethodPromptsGet && target != "":
+		attrs = append(attrs, semconv.GenAIPromptName(target))
+	}
+	if uri != "" {
+		attrs = append(attrs, semconv.McpResourceURI(uri))
+	}
+	return attrs
+}
+
+// targetOf picks the name (tools/call, prompts/get) or the URI
+// (resources/*) out of a request's params, reading only their top level.
+func targetOf(method string, params jsontext.Value) (name, uri string) {
+	switch method {
+	case protocol.MethodToolsCall, protocol.MethodPromptsGet, protocol.MethodResourcesRead,
+		protocol.MethodResourcesSubscribe, protocol.MethodResourcesUnsubscribe:
+	default:
+		return "", ""
+	}
+	if len(params) == 0 {
+		return "", ""
+	}
+	d := jsontext.NewDecoder(bytes.NewReader(params))
+	if tok, err := d.ReadToken(); err != nil || tok.Kind() != '{' {
+		return "", ""
+	}
+	for d.PeekKind() == '"' {
+		key, err := d.ReadToken()
+		if err != nil {
+			return name, uri
+		}
+		switch k := key.String(); {
+		case (k == "name" || k == "uri") && d.PeekKind() == '"':
+			v, err := d.ReadToken()
+			if err != nil {
+				return name, uri
+			}
+			if k == "name" {
+				name = v.String()
+			} else {
+				uri = v.String()
+			}
+		default:
+			if d.SkipValue() != nil {
+				return name, uri
+			}
+		}
+	}
+	return name, uri
+}
+
+// logRequest writes a request's line: at Debug when it went well, at
+// Warn when it failed.
+func (o *Observer) logRequest(ctx context.Context, msg, server, method, target, outcome string, took time.Duration, err error, extra ...slog.Attr) {
+	level := slog.LevelDebug
+	if err != nil {
+		level = slog.LevelWarn
+	}
+	if !o.log.Enabled(ctx, level) {
+		return
+	}
+	attrs := append([]slog.Attr{
+		slog.String("server", server), slog.String("method", method),
+		slog.String("outcome", outcome), slog.Duration("took", took),
+	}, extra...)
+	if target != "" {
+		attrs = append(attrs, slog.String("target", target))
+	}
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+		attrs = append(attrs, slog.String("trace_id", sc.TraceID().String()), slog.String("span_id", sc.SpanID().String()))
+	}
+	if err != nil {
+		attrs = append(attrs, slog.String("error", err.Error()))
+	}
+	o.log.LogAttrs(ctx, level, msg, attrs...)
+}

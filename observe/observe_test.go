@@ -1,0 +1,135 @@
+package observe_test
+
+import (
+	"context"
+	"io"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/ferrymcp/ferry/client"
+	"github.com/ferrymcp/ferry/jsonrpc"
+	"github.com/ferrymcp/ferry/observe"
+	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/server"
+	"github.com/ferrymcp/ferry/transport/memory"
+)
+
+// serve runs a server observed by obs and returns a client of it.
+func serve(t *testing.T, obs *observe.Observer, version string) *client.Client {
+	s := server.New(protocol.Implementation{Name: "s", Version: "1"}, &server.Options{
+		Middleware: []server.Middleware{obs.Middleware("echo-server")},
+	})
+	server.AddTool(s, &protocol.Tool{Name: "echo"}, func(ctx context.Context, req *server.Request, in struct {
+		Message string `json:"message"`
+	}) (string, error) {
+		return in.Message, nil
+	})
+	server.AddTool(s, &protocol.Tool{Name: "fail"}, func(ctx context.Context, req *server.Request, in struct{}) (string, error) {
+		return "", io.ErrUnexpectedEOF
+	})
+	a, b := memory.NewPipe(jsonrpc.Limits{})
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go s.Run(ctx, a)
+	c, err := client.Connect(ctx, client.StreamTransport{Stream: b}, &client.Options{ProtocolVersion: version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func TestMetricsAndSpans(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	obs, err := observe.New(&observe.Options{TracerProvider: tp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	legacy := serve(t, obs, protocol.LatestLegacyVersion)
+	stateless := serve(t, obs, protocol.Version20260728)
+	for range 3 {
+		legacy.Call(ctx, "echo", map[string]string{"message": "x"})
+	}
+	stateless.Call(ctx, "echo", map[string]string{"message": "x"})
+	legacy.Call(ctx, "fail", nil)
+	legacy.Call(ctx, "no-such-tool", nil)
+
+	ts := httptest.NewServer(obs.Handler())
+	defer ts.Close()
+	resp, err := ts.Client().Get(ts.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{
+		`mcp_server_requests_total{era="legacy",method="tools/call",outcome="ok",server="echo-server",tool="echo"} 3`,
+		`mcp_server_requests_total{era="stateless",method="tools/call",outcome="ok",server="echo-server",tool="echo"} 1`,
+		`mcp_server_requests_total{era="legacy",method="tools/call",outcome="tool_error",server="echo-server",tool="fail"} 1`,
+		`mcp_server_requests_total{era="legacy",method="tools/call",outcome="error",server="echo-server",tool=""} 1`,
+		`mcp_server_request_duration_seconds_count{method="tools/call",server="echo-server",tool="echo"} 4`,
+		`mcp_server_requests_in_flight{method="tools/call",server="echo-server"} 0`,
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+	if strings.Contains(string(body), "no-such-tool") {
+		t.Error("an unknown tool's name became a label")
+	}
+	var names []string
+	for _, s := range rec.Ended() {
+		names = append(names, s.Name())
+	}
+	if got := strings.Join(names, ","); !strings.Contains(got, "tools/call echo") || !strings.Contains(got, "tools/call fail") {
+		t.Errorf("spans %v", names)
+	}
+}
+
+// A client's trace context in _meta becomes the parent of the server's
+// span, and Call puts its own into the request it sends.
+func TestTraceContextCrossesInMeta(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	obs, err := observe.New(&observe.Options{TracerProvider: tp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := serve(t, obs, protocol.LatestLegacyVersion)
+	ctx, root := tp.Tracer("test").Start(context.Background(), "root")
+	var meta protocol.Meta
+	_, err = obs.Call(ctx, &observe.Outgoing{Server: "echo-server", Method: protocol.MethodToolsCall, Name: "echo", Meta: &meta},
+		func(ctx context.Context) (any, error) {
+			return c.CallTool(ctx, &protocol.CallToolParams{Name: "echo", Arguments: []byte(`{"message":"m"}`), Meta: meta})
+		})
+	root.End()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tp, _ := meta["traceparent"].(string); !strings.Contains(tp, root.SpanContext().TraceID().String()) {
+		t.Errorf("_meta traceparent %q does not carry the trace %s", tp, root.SpanContext().TraceID())
+	}
+	spans := map[string]sdktrace.ReadOnlySpan{}
+	for _, s := range rec.Ended() {
+		spans[s.Name()+" "+s.SpanKind().String()] = s
+	}
+	client, server := spans["tools/call echo client"], spans["tools/call echo server"]
+	if client == nil || server == nil {
+		t.Fatalf("spans %v", spans)
+	}
+	if server.Parent().SpanID() != client.SpanContext().SpanID() || client.Parent().SpanID() != root.SpanContext().SpanID() ||
+		server.SpanContext().TraceID() != root.SpanContext().TraceID() {
+		t.Errorf("the spans are not one trace: root %v, client %v (parent %v), server %v (parent %v)",
+			root.SpanContext().SpanID(), client.SpanContext().SpanID(), client.Parent().SpanID(), server.SpanContext().SpanID(), server.Parent().SpanID())
+	}
+	if server.SpanKind() != trace.SpanKindServer {
+		t.Error(server.SpanKind())
+	}
+}

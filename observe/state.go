@@ -1,0 +1,107 @@
+package observe
+
+import (
+	"context"
+	"errors"
+	"os"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
+)
+
+// State is what a program with sessions and upstream servers (the
+// gateway) reports of itself at each scrape.
+type State struct {
+	// Sessions counts the open legacy sessions by protocol revision.
+	Sessions map[string]int
+	// Upstreams are the servers it connects to.
+	Upstreams []Upstream
+}
+
+// Upstream is the state of one server a program connects to.
+type Upstream struct {
+	Name string
+	// State is "starting", "ready", "down", "failed", ...
+	State string
+	// Restarts counts the restarts after crashes or failed starts.
+	Restarts int
+}
+
+// States are the states an upstream's state gauge has a series for.
+var states = []string{"idle", "starting", "ready", "down", "failed", "disabled", "stopped"}
+
+// Watch registers metrics read from state at each scrape: sessions by
+// era and revision, upstream restarts, and each upstream's state.
+func (o *Observer) Watch(reg prometheus.Registerer, state func() State) error {
+	if reg == nil {
+		r, ok := o.gather.(prometheus.Registerer)
+		if !ok {
+			return errors.New("observe: no registry to watch with")
+		}
+		reg = r
+	}
+	return reg.Register(&stateCollector{read: state})
+}
+
+type stateCollector struct{ read func() State }
+
+var (
+	sessionsDesc = prometheus.NewDesc("mcp_server_sessions", "Open sessions, by protocol era and revision (stateless clients have none).",
+		[]string{"era", "version"}, nil)
+	restartsDesc = prometheus.NewDesc("mcp_upstream_restarts_total", "Restarts of an upstream server after a crash or a failed start.",
+		[]string{"server"}, nil)
+	upDesc = prometheus.NewDesc("mcp_upstream_state", "1 for the state each upstream server is in, 0 for the others.",
+		[]string{"server", "state"}, nil)
+)
+
+func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- sessionsDesc
+	ch <- restartsDesc
+	ch <- upDesc
+}
+
+func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
+	s := c.read()
+	for v, n := range s.Sessions {
+		ch <- prometheus.MustNewConstMetric(sessionsDesc, prometheus.GaugeValue, float64(n), "legacy", v)
+	}
+	for _, u := range s.Upstreams {
+		ch <- prometheus.MustNewConstMetric(restartsDesc, prometheus.CounterValue, float64(u.Restarts), u.Name)
+		for _, st := range states {
+			v := 0.0
+			if st == u.State {
+				v = 1
+			}
+			ch <- prometheus.MustNewConstMetric(upDesc, prometheus.GaugeValue, v, u.Name, st)
+		}
+	}
+}
+
+// TracerProviderFromEnv returns an OpenTelemetry tracer provider that
+// exports spans over OTLP/HTTP as the standard variables say
+// (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+// OTEL_EXPORTER_OTLP_HEADERS, OTEL_SERVICE_NAME, ...), and the function
+// that flushes and stops it; nil when neither endpoint is set (or
+// OTEL_TRACES_EXPORTER is "none").
+func TracerProviderFromEnv(ctx context.Context, service string) (*sdktrace.TracerProvider, func(context.Context) error, error) {
+	if os.Getenv("OTEL_TRACES_EXPORTER") == "none" ||
+		os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") == "" && os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") == "" {
+		return nil, func(context.Context) error { return nil }, nil
+	}
+	exp, err := otlptracehttp.New(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if s := os.Getenv("OTEL_SERVICE_NAME"); s != "" {
+		service = s
+	}
+	res, err := resource.Merge(resource.Default(), resource.NewSchemaless(semconv.ServiceName(service)))
+	if err != nil {
+		res = resource.Default()
+	}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+	return tp, tp.Shutdown, nil
+}
