@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ferrymcp/ferry/internal/httpdeadline"
 	"github.com/ferrymcp/ferry/internal/httpsec"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/server"
@@ -35,6 +36,10 @@ type Options struct {
 	// MaxBodyBytes bounds a POST body (default 16 MiB); a larger body
 	// gets 413.
 	MaxBodyBytes int64
+	// ReadTimeout bounds the reading of a POST's body (default 30
+	// seconds; negative: none): a body that has not arrived in time gets
+	// 408 and the connection closes.
+	ReadTimeout time.Duration
 	// MaxSessions bounds the sessions open at once (default 10,000); a
 	// GET beyond it gets 503.
 	MaxSessions int
@@ -110,6 +115,9 @@ func NewHandler(s *server.Server, opts *Options) *Handler {
 	}
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = jsonrpc.DefaultMaxSize
+	}
+	if o.ReadTimeout == 0 {
+		o.ReadTimeout = 30 * time.Second
 	}
 	if o.MaxSessions <= 0 {
 		o.MaxSessions = 10000
@@ -240,13 +248,19 @@ func (h *Handler) readMessage(w http.ResponseWriter, r *http.Request) (*jsonrpc.
 			"request body of %d bytes exceeds the limit of %d bytes", r.ContentLength, limit))
 		return nil, false
 	}
+	httpdeadline.Read(w, h.opts.ReadTimeout)
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
+		switch {
+		case errors.As(err, &mbe):
 			writeError(w, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 				"request body exceeds the limit of %d bytes", limit))
-		} else {
+		case httpdeadline.Expired(err):
+			w.Header().Set("Connection", "close")
+			writeError(w, http.StatusRequestTimeout, jsonrpc.ID{}, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
+				"the request body did not arrive within %v", h.opts.ReadTimeout))
+		default:
 			writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.NewError(jsonrpc.CodeParseError, "reading the body: %v", err))
 		}
 		return nil, false

@@ -24,6 +24,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ferrymcp/ferry/internal/httpdeadline"
 	"github.com/ferrymcp/ferry/internal/httpsec"
 	"github.com/ferrymcp/ferry/internal/serverapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
@@ -44,6 +45,20 @@ type Options struct {
 	// MaxBodyBytes bounds a request body (default 16 MiB); a larger body
 	// gets 413.
 	MaxBodyBytes int64
+	// ReadTimeout bounds the reading of a request's body (default 30
+	// seconds; negative: none): a body that has not arrived in time gets
+	// 408 and the connection closes. Together with WriteTimeout it keeps a
+	// slow or stalled client from holding a connection and a goroutine,
+	// whatever http.Server the handler runs under (see
+	// [github.com/ferrymcp/ferry/transport/httpserver] for the server's own
+	// bounds).
+	ReadTimeout time.Duration
+	// WriteTimeout bounds each write of an answer or of an event to a
+	// stream (default 30 seconds; negative: none): a client that does not
+	// read for that long is disconnected. It counts from each write, not
+	// from the start of the request, so that event streams can last for
+	// hours.
+	WriteTimeout time.Duration
 	// AllowedOrigins are Origin values accepted in addition to the
 	// default policy (same host, or a loopback origin when the server
 	// listens on loopback), e.g. "https://app.example.com".
@@ -105,6 +120,12 @@ func NewHandler(s *server.Server, opts *Options) *Handler {
 	}
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = jsonrpc.DefaultMaxSize
+	}
+	if o.ReadTimeout == 0 {
+		o.ReadTimeout = 30 * time.Second
+	}
+	if o.WriteTimeout == 0 {
+		o.WriteTimeout = 30 * time.Second
 	}
 	if o.KeepAlive == 0 {
 		o.KeepAlive = 15 * time.Second
@@ -193,12 +214,18 @@ func (h *Handler) readMessage(w http.ResponseWriter, r *http.Request) (*jsonrpc.
 		writeError(w, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, tooLarge(r.ContentLength, h.opts.MaxBodyBytes))
 		return nil, nil, nil, false
 	}
+	httpdeadline.Read(w, h.opts.ReadTimeout)
 	body, handle, err := h.bodies.read(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes), r.ContentLength, int(h.opts.MaxBodyBytes))
 	if err != nil {
 		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
+		switch {
+		case errors.As(err, &mbe):
 			writeError(w, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, tooLarge(-1, h.opts.MaxBodyBytes))
-		} else {
+		case httpdeadline.Expired(err):
+			w.Header().Set("Connection", "close")
+			writeError(w, http.StatusRequestTimeout, jsonrpc.ID{}, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
+				"the request body did not arrive within %v", h.opts.ReadTimeout))
+		default:
 			writeError(w, http.StatusBadRequest, jsonrpc.ID{}, &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "reading the body: " + err.Error()})
 		}
 		return nil, nil, nil, false
@@ -356,8 +383,9 @@ func writeError(w http.ResponseWriter, status int, id jsonrpc.ID, e *jsonrpc.Err
 	w.Write(b)
 }
 
-// writeJSON answers with one message.
-func writeJSON(w http.ResponseWriter, status int, body []byte) {
+// writeJSON answers with one message, within timeout.
+func writeJSON(w http.ResponseWriter, status int, body []byte, timeout time.Duration) {
+	httpdeadline.Write(w, timeout)
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	// With its length known, the body goes out in one piece rather than
@@ -372,6 +400,15 @@ func flush(w http.ResponseWriter) {
 	if f, ok := w.(http.Flusher); ok {
 		f.Flush()
 	}
+}
+
+// flushed sends what was written so far, and tells whether that failed
+// (the client went away, or did not read within the write deadline).
+func flushed(w http.ResponseWriter) error {
+	if err := http.NewResponseController(w).Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return err
+	}
+	return nil
 }
 
 var errClosed = errors.New("streamable: closed")

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ferrymcp/ferry/internal/httpdeadline"
 	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
@@ -340,7 +341,7 @@ func (s *session) serveInline(w http.ResponseWriter, st *stream, m *jsonrpc.Mess
 			w.WriteHeader(http.StatusNoContent)
 			return
 		}
-		writeJSON(w, http.StatusOK, body)
+		writeJSON(w, http.StatusOK, body, s.h.opts.WriteTimeout)
 		putBuf(body)
 		return
 	}
@@ -486,7 +487,7 @@ func (s *session) serveStream(w http.ResponseWriter, r *http.Request, st *stream
 				st.early = nil
 				delete(s.streams, st.num)
 				s.mu.Unlock()
-				writeJSON(w, http.StatusOK, body)
+				writeJSON(w, http.StatusOK, body, s.h.opts.WriteTimeout)
 				putBuf(body) // nothing else refers to it: not an event
 				return
 			}
@@ -517,6 +518,7 @@ func (s *session) serveStream(w http.ResponseWriter, r *http.Request, st *stream
 
 		if st.sse && !started {
 			started = true
+			httpdeadline.Write(w, s.h.opts.WriteTimeout)
 			startSSE(w, http.StatusOK)
 			if allowJSON {
 				// "The server SHOULD immediately send an SSE event
@@ -539,10 +541,13 @@ func (s *session) serveStream(w http.ResponseWriter, r *http.Request, st *stream
 				buf = appendEvent(buf, eventID(e.stream, e.seq), e.data)
 				written = e.seq
 			}
+			httpdeadline.Write(w, s.h.opts.WriteTimeout)
 			if _, err := w.Write(buf); err != nil {
 				return
 			}
-			flush(w)
+			if flushed(w) != nil {
+				return
+			}
 		}
 		if finished {
 			s.mu.Lock()
@@ -557,10 +562,13 @@ func (s *session) serveStream(w http.ResponseWriter, r *http.Request, st *stream
 		case <-st.wake:
 		case <-keepAlive:
 			if started {
+				httpdeadline.Write(w, s.h.opts.WriteTimeout)
 				if _, err := w.Write(sse.AppendComment(nil, "")); err != nil {
 					return
 				}
-				flush(w)
+				if flushed(w) != nil {
+					return
+				}
 			}
 		case <-r.Context().Done():
 			// "Disconnection SHOULD NOT be interpreted as the client

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/ferrymcp/ferry/internal/httpdeadline"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/transport/sse"
@@ -94,6 +95,7 @@ type responder struct {
 
 func (rs *responder) startSSE() {
 	rs.sse = true
+	httpdeadline.Write(rs.w, rs.h.opts.WriteTimeout)
 	startSSE(rs.w, http.StatusOK)
 	flush(rs.w)
 	if ka := rs.h.opts.KeepAlive; ka > 0 {
@@ -113,10 +115,14 @@ func (rs *responder) keepAlive(every time.Duration) {
 		case <-rs.done:
 			return
 		case <-t.C:
-			rs.mu.Lock()
+			if !rs.mu.TryLock() {
+				continue // a message is being written: the stream is not quiet
+			}
 			if !rs.over {
-				rs.w.Write(sse.AppendComment(nil, ""))
-				flush(rs.w)
+				httpdeadline.Write(rs.w, rs.h.opts.WriteTimeout)
+				if _, err := rs.w.Write(sse.AppendComment(nil, "")); err != nil || flushed(rs.w) != nil {
+					rs.over = true // the client went away, or stopped reading
+				}
 			}
 			rs.mu.Unlock()
 		}
@@ -145,8 +151,10 @@ func (rs *responder) Notify(ctx context.Context, method string, params any) erro
 		rs.startSSE()
 	}
 	rs.ev = appendEvent(rs.ev[:0], "", b)
-	_, err = rs.w.Write(rs.ev)
-	flush(rs.w)
+	httpdeadline.Write(rs.w, rs.h.opts.WriteTimeout)
+	if _, err = rs.w.Write(rs.ev); err == nil {
+		err = flushed(rs.w)
+	}
 	if err != nil {
 		rs.over = true
 	}
@@ -196,11 +204,12 @@ func (rs *responder) finish(id jsonrpc.ID, res any, err error) {
 	}
 	rs.buf = b
 	if rs.sse {
+		httpdeadline.Write(rs.w, rs.h.opts.WriteTimeout)
 		rs.w.Write(appendEvent(rs.ev[:0], "", b))
 		flush(rs.w)
 		return
 	}
-	writeJSON(rs.w, status, b)
+	writeJSON(rs.w, status, b, rs.h.opts.WriteTimeout)
 }
 
 // bufs recycles the buffers answers are encoded into.
