@@ -12,7 +12,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -33,6 +32,7 @@ import (
 	"github.com/ferrymcp/ferry/jsonschema/full"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
+	"github.com/ferrymcp/ferry/transport/httpserver"
 	"github.com/ferrymcp/ferry/transport/streamable"
 )
 
@@ -57,17 +57,17 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	sctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		<-ctx.Done()
 		s.Close()
 		h.Close()
-		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		srv.Shutdown(sctx)
+		cancel()
 	}()
 	fmt.Printf("listening on http://%s/mcp\n", ln.Addr())
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	// httpserver bounds what a client can hold: the time to send headers
+	// and a body, idle connections, header size, connections at once.
+	if err := httpserver.Serve(sctx, ln, mux, &httpserver.Options{ShutdownTimeout: 2 * time.Second}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

@@ -10,7 +10,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
+	"github.com/ferrymcp/ferry/transport/httpserver"
 	"github.com/ferrymcp/ferry/transport/stdio"
 	"github.com/ferrymcp/ferry/transport/streamable"
 )
@@ -58,12 +58,15 @@ func serveHTTP(ctx context.Context, s *server.Server, addr string, log *slog.Log
 	h := streamable.NewHandler(s, &streamable.Options{Logger: log})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(os.Stderr, "listening on http://%s/mcp\n", l.Addr())
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(l) }()
+	// httpserver bounds what a client can hold: the time to send headers
+	// and a body, idle connections, header size, connections at once.
+	served := make(chan error, 1)
+	sctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { served <- httpserver.Serve(sctx, l, mux, nil) }()
 	select {
-	case err := <-errc:
+	case err := <-served:
 		return err
 	case <-ctx.Done():
 	}
@@ -72,14 +75,8 @@ func serveHTTP(ctx context.Context, s *server.Server, addr string, log *slog.Log
 	// finish.
 	h.Close()
 	s.Close()
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(sctx); errors.Is(err, context.DeadlineExceeded) {
-		return srv.Close()
-	} else if err != nil {
-		return err
-	}
-	return nil
+	cancel()
+	return <-served
 }
 
 // New builds the example server.
