@@ -113,6 +113,12 @@ func (l *link) end(c *call, completed bool) {
 // returns the client's answer.
 func (l *link) ask(ctx context.Context, method string, params jsontext.Value) (jsontext.Value, error) {
 	c, err := l.route(ctx, method)
+	if err == errNoRequest && method == protocol.MethodListRoots {
+		// Roots are each client's own; a server that asks for them on
+		// its own (server-filesystem and server-everything do, once
+		// initialized) is told of none rather than of an error.
+		return jsontext.Value(`{"roots":[]}`), nil
+	}
 	if err != nil {
 		l.up.g.log.Warn("gateway: a question of the server could not be routed", "server", l.up.name, "method", method, "error", err)
 		return nil, err
@@ -160,8 +166,11 @@ func (l *link) route(ctx context.Context, method string) (*call, error) {
 	case others > 0:
 		return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "the client does not support %s", method)
 	}
-	return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "%s outside a request: the gateway has no client to ask", method)
+	return nil, errNoRequest
 }
+
+// errNoRequest is a question of the server asked outside any request.
+var errNoRequest = jsonrpc.NewError(jsonrpc.CodeInternalError, "asked outside a request: the gateway has no client to ask")
 
 // ask puts a question to c's client in its era: a request on a legacy
 // session, an input_required result for a stateless client.

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -706,4 +707,51 @@ func TestManyConcurrentClients(t *testing.T) {
 	total := 0
 	calls.Range(func(_, v any) bool { total += v.(int); return true })
 	t.Logf("%d clients, %d echoes checked", clients, total)
+}
+
+// Serve stops in order: the request in flight finishes, then sessions end
+// and the processes exit; nothing is left running.
+func TestServeDrainsThenStops(t *testing.T) {
+	g, err := New([]*config.Server{child(t, "a")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- g.Serve(ctx, ln, &ServeOptions{Drain: 5 * time.Second}) }()
+	url := "http://" + ln.Addr().String()
+	c := connect(t, url+"/mcp", protocol.LatestLegacyVersion, nil)
+	pid := pidOf(t, c, "a__whoami")
+	slow := make(chan string, 1)
+	go func() {
+		res, err := c.Call(context.Background(), "a__sleep", map[string]int{"ms": 700})
+		if err != nil {
+			slow <- err.Error()
+			return
+		}
+		slow <- res.Content[0].Text
+	}()
+	time.Sleep(200 * time.Millisecond)
+	stop()
+	if got := <-slow; got != "slept" {
+		t.Errorf("the request in flight at the stop got %q", got)
+	}
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Serve did not return")
+	}
+	if alive(pid) {
+		t.Errorf("process %d still runs after Serve returned", pid)
+	}
+	if _, err := http.Get(url + "/healthz"); err == nil {
+		t.Error("still accepting connections")
+	}
 }

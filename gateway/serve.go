@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
+	"github.com/ferrymcp/ferry/transport/httpserver"
 )
 
 // ServeOptions bound the HTTP server of [Gateway.Serve]. The zero value
@@ -18,14 +20,11 @@ type ServeOptions struct {
 	// Drain is how long requests in flight may run on once the gateway
 	// is told to stop (default 10 seconds).
 	Drain time.Duration
-	// ReadHeaderTimeout bounds reading a request's headers (default 10
-	// seconds): a client that trickles them cannot hold a connection.
-	ReadHeaderTimeout time.Duration
-	// IdleTimeout closes keep-alive connections idle this long (default
-	// 2 minutes).
-	IdleTimeout time.Duration
-	// MaxHeaderBytes bounds a request's headers (default 64 KiB).
-	MaxHeaderBytes int
+	// HTTP bounds what a client can make the server hold (see
+	// httpserver.Options). Its WriteTimeout, which cuts an answer that is
+	// not written in time, defaults here to 10 minutes: a tool behind the
+	// gateway may work that long before it answers.
+	HTTP httpserver.Options
 }
 
 // Serve serves the gateway on ln until ctx is done, then stops in order:
@@ -41,22 +40,11 @@ func (g *Gateway) Serve(ctx context.Context, ln net.Listener, opts *ServeOptions
 	if o.Drain <= 0 {
 		o.Drain = 10 * time.Second
 	}
-	if o.ReadHeaderTimeout <= 0 {
-		o.ReadHeaderTimeout = 10 * time.Second
+	if o.HTTP.WriteTimeout == 0 {
+		o.HTTP.WriteTimeout = 10 * time.Minute
 	}
-	if o.IdleTimeout <= 0 {
-		o.IdleTimeout = 2 * time.Minute
-	}
-	if o.MaxHeaderBytes <= 0 {
-		o.MaxHeaderBytes = 64 << 10
-	}
-	srv := &http.Server{
-		Handler:           g,
-		ReadHeaderTimeout: o.ReadHeaderTimeout,
-		IdleTimeout:       o.IdleTimeout,
-		MaxHeaderBytes:    o.MaxHeaderBytes,
-		ErrorLog:          nil,
-	}
+	srv := httpserver.New(g, &o.HTTP)
+	ln = httpserver.LimitListener(ln, cmp.Or(o.HTTP.MaxConns, httpserver.DefaultMaxConns))
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {
