@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync/atomic"
-	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -87,7 +86,6 @@ func (l *link) begin(c *call, stateless bool) error {
 	l.mu.Lock()
 	l.calls[c] = struct{}{}
 	l.mu.Unlock()
-	l.active.Add(1)
 	return nil
 }
 
@@ -105,8 +103,6 @@ func (l *link) end(c *call, completed bool) {
 	if c.slot {
 		<-l.slot
 	}
-	l.active.Add(-1)
-	l.lastUse.Store(time.Now().UnixNano())
 }
 
 // ask routes a question of the server to the client it is for and

@@ -93,7 +93,9 @@ func gather[T any](ctx context.Context, req *server.Request, ups []*upstream, li
 		wg.Go(func() {
 			l, err := u.linkFor(req)
 			if err == nil {
+				done := l.use()
 				lists[i], err = list(l, ctx)
+				done()
 			}
 			errs[i] = err
 		})

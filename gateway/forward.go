@@ -126,6 +126,7 @@ func (f *front) forward(ctx context.Context, req *server.Request, l *link, uc *U
 // reqCtx is the client request's (where progress goes).
 func (f *front) invoke(callCtx, reqCtx context.Context, req *server.Request, l *link, uc *UpstreamCall, p *pending,
 	run func(ctx context.Context, c *client.Client, uc *UpstreamCall) (any, error)) (any, error) {
+	defer l.use()()
 	c, err := l.client(callCtx)
 	if err != nil {
 		return nil, err

@@ -71,6 +71,16 @@ func newLink(up *upstream, cfg *config.Server, sess *server.Session) (*link, err
 // close stops the connection and waits for the process to exit.
 func (l *link) close() { l.host.Close() }
 
+// use marks the link busy until the function it returns is called: a
+// session's process is not idle while a request waits for it to start.
+func (l *link) use() func() {
+	l.active.Add(1)
+	return func() {
+		l.lastUse.Store(time.Now().UnixNano())
+		l.active.Add(-1)
+	}
+}
+
 // client returns the connection's client, waiting while it starts and
 // failing at once while it is down.
 func (l *link) client(ctx context.Context) (*client.Client, error) {
