@@ -32,6 +32,7 @@ type cli struct {
 	logLevel                       string
 	verbose                        bool
 	showVersion                    bool
+	serve                          serveFlags
 
 	json   bool // output JSON
 	tracer *tracer
@@ -71,6 +72,19 @@ func parseFlags(e *env, args []string) (*cli, error) {
 	fs.StringVar(&o.logLevel, "log-level", "", "")
 	fs.BoolVar(&o.verbose, "v", false, "")
 	fs.BoolVar(&o.showVersion, "version", false, "")
+	// ferry serve
+	fs.StringVar(&o.serve.addr, "addr", "127.0.0.1:8000", "")
+	fs.StringVar(&o.serve.tokenFile, "token-file", "", "")
+	fs.BoolVar(&o.serve.insecure, "insecure-no-auth", false, "")
+	fs.Var(&o.serve.isolate, "isolate", "")
+	fs.Var(&o.serve.origins, "allow-origin", "")
+	fs.Var(&o.serve.hosts, "allow-host", "")
+	fs.DurationVar(&o.serve.drain, "drain", 10*time.Second, "")
+	fs.IntVar(&o.serve.maxSessions, "max-sessions", 10000, "")
+	fs.IntVar(&o.serve.maxProcs, "max-session-processes", 100, "")
+	fs.StringVar(&o.serve.logFormat, "log-format", "text", "")
+	fs.BoolVar(&o.serve.logRequests, "log-requests", false, "")
+	fs.BoolVar(&o.serve.noMetrics, "no-metrics", false, "")
 
 	var pos []string
 	for {

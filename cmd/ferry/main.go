@@ -91,6 +91,8 @@ var commands = map[string]func(*cli) error{
 	"read":      cmdRead,
 	"prompts":   cmdPrompts,
 	"prompt":    cmdPrompt,
+	"serve":     cmdServe,
+	"proxy":     cmdProxy,
 }
 
 const usage = `ferry: start MCP servers from the configuration files you already have,
@@ -105,6 +107,9 @@ Usage:
   ferry [flags] read URI                     read a resource (--server to pick the server)
   ferry [flags] prompts [SERVER]             prompts
   ferry [flags] prompt [SERVER.]NAME [k=v]   get a prompt
+  ferry [flags] serve [-- CMD ARGS]          serve the servers over HTTP: all at /mcp,
+                                             each at /servers/NAME/mcp (and /sse)
+  ferry [flags] proxy URL|NAME               a stdio MCP server that forwards to one server
 
 A server without a configuration file:
   ferry tools -- npx -y @modelcontextprotocol/server-everything
@@ -138,6 +143,20 @@ Flags (anywhere before --):
   --log-level LEVEL     ask servers for log messages at LEVEL and show them
   -v                    show each server's stages and stderr
   --version             print ferry's version
+
+Flags of ferry serve:
+  --addr HOST:PORT      where to listen (default 127.0.0.1:8000)
+  --token-file FILE     bearer tokens clients must send, one per line (or
+                        FERRY_GATEWAY_TOKENS); needed beyond loopback
+  --insecure-no-auth    listen beyond loopback without inbound auth
+  --isolate SERVER      a process per client session for SERVER (* for all);
+                        or "isolation": "session" in its entry
+  --allow-origin O, --allow-host H   browser origins and Host names to accept too
+  --drain D             time the requests in flight get to finish (default 10s)
+  --max-sessions N, --max-session-processes N   bounds (10000, 100)
+  --log-format text|json, --log-requests, --no-metrics
+  SIGHUP reads the configuration again; SIGTERM stops in order. Traces go
+  over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set.
 
 Exit codes:
   0 ok   1 usage or configuration error   2 other error   3 authentication refused

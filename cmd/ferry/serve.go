@@ -1,0 +1,242 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ferrymcp/ferry/gateway"
+	"github.com/ferrymcp/ferry/host"
+	"github.com/ferrymcp/ferry/observe"
+	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/transport/streamable"
+)
+
+type serveFlags struct {
+	addr, tokenFile, logFormat string
+	insecure, noMetrics        bool
+	logRequests                bool
+	isolate, origins, hosts    listFlag
+	drain                      time.Duration
+	maxSessions, maxProcs      int
+}
+
+// cmdServe runs the gateway until SIGINT or SIGTERM.
+func cmdServe(o *cli) error {
+	f := &o.serve
+	ctx := context.Background()
+	// SIGHUP reloads rather than stops; SIGINT and SIGTERM stop in order.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+
+	log, err := serveLogger(o.stderr, f)
+	if err != nil {
+		return err
+	}
+	servers, err := o.loadServers()
+	if err != nil {
+		return err
+	}
+	adhoc := len(o.adhoc) > 0
+	auth, err := inboundAuth(f, log)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return err
+	}
+	if !loopback(ln.Addr()) && auth == nil {
+		if !f.insecure {
+			ln.Close()
+			return usageErrorf("%s is reachable beyond this machine: give clients tokens (--token-file FILE or FERRY_GATEWAY_TOKENS), or say --insecure-no-auth", f.addr)
+		}
+		fmt.Fprintf(o.stderr, "ferry serve: WARNING: listening on %s WITHOUT AUTHENTICATION: anyone who reaches it can use every server\n", ln.Addr())
+		log.Warn("listening beyond loopback without authentication", "addr", ln.Addr().String())
+	}
+
+	opts := &gateway.Options{
+		Info:                protocol.Implementation{Name: "ferry-gateway", Version: version},
+		Prefix:              host.PrefixMode(o.prefix),
+		Separator:           o.separator,
+		Isolate:             f.isolate,
+		MaxSessionProcesses: f.maxProcs,
+		Host: host.Options{
+			ConnectTimeout:    o.connectTO,
+			RequestTimeout:    negIfZero(o.timeout),
+			MaxRequestTimeout: negIfZero(o.maxTimeout),
+			Logger:            log,
+			Stderr:            func(server string) io.Writer { return &prefixWriter{w: o.stderr, prefix: "[" + server + "] "} },
+		},
+		HTTP:   streamable.Options{MaxSessions: f.maxSessions, AllowedOrigins: f.origins, AllowedHosts: f.hosts, Logger: log},
+		Auth:   auth,
+		Logger: log,
+	}
+	if !o.verbose {
+		opts.Host.Stderr = nil
+	}
+	obs, stopTracing, err := instrument(ctx, opts, f, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer stopTracing()
+	g, err := gateway.New(servers, opts)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	if obs != nil && opts.Metrics != nil {
+		watch(obs, g)
+	}
+	names := make([]string, 0, len(servers))
+	for _, s := range servers {
+		names = append(names, s.Name)
+	}
+	fmt.Fprintf(o.stderr, "ferry serve: http://%s/mcp (%s)\n", ln.Addr(), strings.Join(names, ", "))
+	log.Info("listening", "addr", ln.Addr().String(), "servers", names)
+
+	run, stop := context.WithCancel(context.Background())
+	defer stop()
+	go func() {
+		for s := range sigs {
+			switch s {
+			case syscall.SIGHUP:
+				if adhoc {
+					log.Info("SIGHUP: nothing to reload for a server given on the command line")
+					continue
+				}
+				reload(o, g, log)
+			default:
+				if run.Err() != nil {
+					log.Warn("second signal: exiting now", "signal", s.String())
+					os.Exit(128 + int(s.(syscall.Signal)))
+				}
+				log.Info("stopping", "signal", s.String())
+				stop()
+			}
+		}
+	}()
+	return g.Serve(run, ln, &gateway.ServeOptions{Drain: f.drain})
+}
+
+// reload reads the configuration again and applies it.
+func reload(o *cli, g *gateway.Gateway, log *slog.Logger) {
+	servers, err := o.loadServers()
+	if err != nil {
+		log.Error("SIGHUP: the configuration cannot be read; nothing changed", "error", err)
+		return
+	}
+	if err := g.Update(servers); err != nil {
+		log.Warn("SIGHUP: some servers could not be used", "error", err)
+	}
+	var names []string
+	for _, s := range servers {
+		names = append(names, s.Name)
+	}
+	log.Info("SIGHUP: configuration read again", "servers", names)
+}
+
+func serveLogger(w io.Writer, f *serveFlags) (*slog.Logger, error) {
+	level := slog.LevelInfo
+	if f.logRequests {
+		level = slog.LevelDebug
+	}
+	ho := &slog.HandlerOptions{Level: level}
+	switch f.logFormat {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, ho)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, ho)), nil
+	}
+	return nil, usageErrorf("--log-format must be text or json, not %q", f.logFormat)
+}
+
+// inboundAuth returns the bearer-token middleware when tokens are given.
+func inboundAuth(f *serveFlags, log *slog.Logger) (func(http.Handler) http.Handler, error) {
+	var tokens []string
+	if f.tokenFile != "" {
+		file, err := os.Open(f.tokenFile)
+		if err != nil {
+			return nil, usageErrorf("--token-file: %v", err)
+		}
+		defer file.Close()
+		tokens, err = gateway.ReadTokens(file)
+		if err != nil {
+			return nil, usageErrorf("--token-file %s: %v", f.tokenFile, err)
+		}
+	}
+	if env := os.Getenv("FERRY_GATEWAY_TOKENS"); env != "" {
+		tokens = append(tokens, gateway.SplitTokens(env)...)
+	}
+	if len(tokens) == 0 {
+		return nil, nil
+	}
+	log.Info("clients must send a bearer token", "tokens", len(tokens))
+	return gateway.BearerTokens(tokens), nil
+}
+
+// loopback reports whether addr can only be reached from this machine.
+func loopback(addr net.Addr) bool {
+	tcp, ok := addr.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
+}
+
+// instrument adds metrics, traces and request logs to the gateway's
+// options; the function returned flushes the traces.
+func instrument(ctx context.Context, opts *gateway.Options, f *serveFlags, log *slog.Logger) (*observe.Observer, func(), error) {
+	tp, stopTP, err := observe.TracerProviderFromEnv(ctx, "ferry-gateway")
+	if err != nil {
+		return nil, nil, fmt.Errorf("OTLP: %w", err)
+	}
+	stop := func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := stopTP(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			log.Warn("flushing traces", "error", err)
+		}
+	}
+	if f.noMetrics && tp == nil && !f.logRequests {
+		return nil, stop, nil
+	}
+	oo := &observe.Options{Logger: log}
+	if tp != nil {
+		oo.TracerProvider = tp
+		log.Info("exporting traces over OTLP")
+	}
+	obs, err := observe.New(oo)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts.Middleware = append(opts.Middleware, obs.Middleware("gateway"))
+	opts.Upstream = func(ctx context.Context, uc *gateway.UpstreamCall, next func(context.Context) error) error {
+		_, err := obs.Call(ctx, &observe.Outgoing{Server: uc.Server, Method: uc.Method, Name: uc.Name, Meta: &uc.Meta},
+			func(ctx context.Context) (any, error) { err := next(ctx); return uc.Result, err })
+		return err
+	}
+	if !f.noMetrics {
+		opts.Metrics = obs.Handler()
+	}
+	return obs, stop, nil
+}
+
+// watch makes the metrics report the gateway's sessions and servers.
+func watch(obs *observe.Observer, g *gateway.Gateway) {
+	obs.Watch(nil, func() observe.State {
+		st := observe.State{Sessions: g.SessionVersions()}
+		for name, s := range g.Status() {
+			st.Upstreams = append(st.Upstreams, observe.Upstream{Name: name, State: s.State.String(), Restarts: s.Restarts})
+		}
+		return st
+	})
+}

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ferrymcp/ferry/client"
+	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/transport/streamable"
+)
+
+// buildFerry builds the command for the tests that run it as a process.
+func buildFerry(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "ferry")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startServe runs ferry serve and returns its process and base URL.
+func startServe(t *testing.T, bin string, env []string, args ...string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	lines := bufio.NewScanner(stderr)
+	re := regexp.MustCompile(`^ferry serve: (http://[0-9.:]+)/mcp`)
+	found := make(chan string, 1)
+	go func() {
+		for lines.Scan() {
+			if m := re.FindStringSubmatch(lines.Text()); m != nil {
+				found <- m[1]
+			}
+		}
+	}()
+	select {
+	case url := <-found:
+		return cmd, url
+	case <-time.After(20 * time.Second):
+		t.Fatal("ferry serve did not say where it listens")
+	}
+	return nil, ""
+}
+
+// children returns the processes whose parent is pid.
+func children(pid int) []int {
+	var out []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		n, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", n))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...
+		s := string(stat)
+		fields := strings.Fields(s[strings.LastIndex(s, ")")+1:])
+		if len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func toolNames(t *testing.T, url string) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, err := client.Connect(ctx, &streamable.Transport{URL: url + "/mcp"}, &client.Options{ProtocolVersion: protocol.LatestLegacyVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	tools, err := client.Collect(c.Tools(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools {
+		names = append(names, tl.Name)
+	}
+	return names
+}
+
+// SIGHUP adds and removes servers; SIGTERM stops ferry serve and every
+// server process with it.
+func TestServeReloadsAndStops(t *testing.T) {
+	bin := buildFerry(t)
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	write := func(names ...string) {
+		var entries []string
+		for _, n := range names {
+			entries = append(entries, fmt.Sprintf("%q: {\"command\": %q}", n, exampleServer))
+		}
+		if err := os.WriteFile(cfg, []byte(`{"mcpServers": {`+strings.Join(entries, ",")+`}}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a")
+	cmd, url := startServe(t, bin, nil, "--config", cfg)
+	if names := toolNames(t, url); !slices.Contains(names, "a__add") {
+		t.Fatalf("tools %v", names)
+	}
+	write("b", "c")
+	cmd.Process.Signal(syscall.SIGHUP)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		names := toolNames(t, url)
+		if slices.Contains(names, "b__add") && slices.Contains(names, "c__add") && !slices.Contains(names, "a__add") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after SIGHUP, tools %v", names)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	kids := children(cmd.Process.Pid)
+	if len(kids) != 2 {
+		t.Errorf("%d server processes after the reload, want 2: %v", len(kids), kids)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("ferry serve after SIGTERM: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("ferry serve did not stop")
+	}
+	for _, pid := range kids {
+		if syscall.Kill(pid, 0) == nil {
+			t.Errorf("server process %d outlived ferry serve", pid)
+		}
+	}
+}
+
+// Beyond loopback, ferry serve wants tokens or a loud opt-out.
+func TestServeRefusesOpenAddressWithoutAuth(t *testing.T) {
+	code, _, errOut := runFerry(t, "", "serve", "--addr", "0.0.0.0:0", "--", exampleServer)
+	if code != exitUsage || !strings.Contains(errOut, "FERRY_GATEWAY_TOKENS") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
