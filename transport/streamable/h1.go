@@ -71,6 +71,7 @@ func newH1Client(endpoint string) *h1Client {
 
 type h1Conn struct {
 	c    net.Conn
+	lim  *readLimit // between c and br: bounds what a head may take
 	br   *bufio.Reader
 	head []byte    // the request head being written
 	idle time.Time // when it was last put back in the pool
@@ -129,7 +130,8 @@ func (h *h1Client) conn(ctx context.Context) (*h1Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &h1Conn{c: c, br: bufio.NewReaderSize(c, h1ReadBuffer)}, nil
+	lim := &readLimit{r: c, n: -1}
+	return &h1Conn{c: c, lim: lim, br: bufio.NewReaderSize(lim, h1ReadBuffer)}, nil
 }
 
 // release puts a connection whose answer was read to the end back in the
@@ -187,11 +189,48 @@ func (pc *h1Conn) roundTrip(h *h1Client, fixed []byte, hdr postHeader, version s
 	return pc.readResponse(h, stop)
 }
 
+// The bounds of net/http's client on what comes before a body: the
+// status lines and headers of an answer and of the informational (1xx)
+// answers before it take at most maxHeadBytes together (its
+// Transport.MaxResponseHeaderBytes), and at most max1xx informational
+// answers come before the answer.
+const (
+	maxHeadBytes = 10 << 20
+	max1xx       = 5
+)
+
+// errHeadTooLarge ends an answer whose head goes over maxHeadBytes.
+var errHeadTooLarge = fmt.Errorf("streamable: the server's response headers exceed %d bytes", maxHeadBytes)
+
+// readLimit is the reader under a connection's bufio.Reader: while n is
+// not negative, it reads at most n more bytes, then fails.
+type readLimit struct {
+	r io.Reader
+	n int64
+}
+
+func (l *readLimit) Read(p []byte) (int, error) {
+	if l.n < 0 {
+		return l.r.Read(p)
+	}
+	if l.n == 0 {
+		return 0, errHeadTooLarge
+	}
+	if int64(len(p)) > l.n {
+		p = p[:l.n]
+	}
+	n, err := l.r.Read(p)
+	l.n -= int64(n)
+	return n, err
+}
+
 // readResponse reads the status line and the headers of the answer, and
 // sets up its body.
 func (pc *h1Conn) readResponse(h *h1Client, stop func() bool) (*http.Response, error) {
+	pc.lim.n = maxHeadBytes
+	defer func() { pc.lim.n = -1 }()
 	tp := textproto.NewReader(pc.br)
-	for {
+	for informational := 0; ; {
 		line, err := tp.ReadLine()
 		if err != nil {
 			return nil, err
@@ -209,7 +248,10 @@ func (pc *h1Conn) readResponse(h *h1Client, stop func() bool) (*http.Response, e
 			return nil, err
 		}
 		if code >= 100 && code < 200 && code != http.StatusSwitchingProtocols {
-			continue // informational: the answer follows
+			if informational++; informational > max1xx {
+				return nil, fmt.Errorf("streamable: the server sent more than %d informational (1xx) answers", max1xx)
+			}
+			continue // the answer follows
 		}
 		resp := &http.Response{
 			Status:        string(status),
@@ -307,6 +349,8 @@ func (b *h1Body) Read(p []byte) (int, error) {
 // skipTrailer reads what follows the last chunk: trailer fields, which
 // MCP has no use for, and the empty line that ends the message.
 func (b *h1Body) skipTrailer() error {
+	b.pc.lim.n = maxHeadBytes
+	defer func() { b.pc.lim.n = -1 }()
 	tp := textproto.NewReader(b.pc.br)
 	for {
 		line, err := tp.ReadLine()

@@ -277,3 +277,75 @@ func TestH1ClientMalformedAnswers(t *testing.T) {
 		ln.Close()
 	}
 }
+
+// hostileServer answers every request with head, then writes fill until
+// the client closes the connection or max bytes were written; it reports
+// how many bytes the client took.
+func hostileServer(t *testing.T, head string, fill []byte, max int) (string, chan int) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	taken := make(chan int, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		br := bufio.NewReader(c)
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil || line == "\r\n" {
+				break
+			}
+		}
+		io.WriteString(c, head)
+		n := len(head)
+		for n < max {
+			k, err := c.Write(fill)
+			n += k
+			if err != nil {
+				break
+			}
+		}
+		taken <- n
+	}()
+	return "http://" + ln.Addr().String() + "/", taken
+}
+
+// TestH1ClientHeadLimits: a server that sends endless headers, or endless
+// informational answers, gets an error once the client read what
+// net/http's client reads at most (10 MiB of head, 5 informational
+// answers), not all it sends (on a12c33f the client took all of the
+// 64 MiB of headers the test sends, and every 1xx answer).
+func TestH1ClientHeadLimits(t *testing.T) {
+	const max = 64 << 20
+	tests := []struct {
+		name, head string
+		fill       []byte
+		want       string
+		taken      int // bytes the client may take, its socket buffers included
+	}{
+		{"endless headers", "HTTP/1.1 200 OK\r\n", []byte("X-Filler: " + strings.Repeat("a", 1000) + "\r\n"), "exceed", maxHeadBytes + 16<<20},
+		{"an endless header line", "HTTP/1.1 200 OK\r\nX-Long: ", []byte(strings.Repeat("a", 4096)), "exceed", maxHeadBytes + 16<<20},
+		{"endless 1xx answers", "", []byte("HTTP/1.1 102 Processing\r\nX-A: b\r\n\r\n"), "informational", 16 << 20},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			url, taken := hostileServer(t, tt.head, tt.fill, max)
+			h := newH1Client(url)
+			defer h.close()
+			_, _, err := postH1(t, h, context.Background(), "{}")
+			n := <-taken
+			t.Logf("error %v; the client took %d MiB", err, n>>20)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want one about %q", err, tt.want)
+			}
+			if n > tt.taken {
+				t.Errorf("the client took %d MiB before it gave up", n>>20)
+			}
+		})
+	}
+}
