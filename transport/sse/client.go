@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ferrymcp/ferry/internal/redirect"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/transport/httperr"
 )
@@ -83,7 +84,7 @@ func (t *Transport) Open(ctx context.Context) (jsonrpc.Stream, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	s.post, s.get = clients(t.Client, base)
+	s.post, s.get = clients(t.Client, s.log)
 
 	// The stream lives until Close; ctx bounds only the connecting.
 	life, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -150,7 +151,7 @@ func (s *clientStream) readEndpoint(base *url.URL) (*url.URL, error) {
 		u := base.ResolveReference(ref)
 		// The endpoint must not send the client's messages (and its
 		// credentials) elsewhere.
-		if !sameOrigin(u, base) {
+		if !redirect.SameOrigin(u, base) {
 			return nil, fmt.Errorf("sse: refusing the endpoint %s: its origin differs from the event stream's (%s://%s)", u, base.Scheme, base.Host)
 		}
 		u.Fragment = ""
@@ -159,46 +160,13 @@ func (s *clientStream) readEndpoint(base *url.URL) (*url.URL, error) {
 }
 
 // clients returns the clients for POSTs and for the event stream: copies
-// of c that follow redirects only within base's origin, the second one
-// without a timeout.
-func clients(c *http.Client, base *url.URL) (post, get *http.Client) {
-	if c == nil {
-		c = http.DefaultClient
-	}
-	p := *c
-	check := c.CheckRedirect
-	p.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if !sameOrigin(req.URL, base) {
-			return fmt.Errorf("sse: refusing a redirect to another origin: %s", req.URL)
-		}
-		if check != nil {
-			return check(req, via)
-		}
-		if len(via) >= 10 {
-			return errors.New("sse: stopped after 10 redirects")
-		}
-		return nil
-	}
-	g := p
+// of c that follow redirects only within the request's origin, keeping
+// its method (see internal/redirect), the second one without a timeout.
+func clients(c *http.Client, log *slog.Logger) (post, get *http.Client) {
+	p := redirect.Client(c, &redirect.Policy{Log: log})
+	g := *p
 	g.Timeout = 0
-	return &p, &g
-}
-
-// sameOrigin compares scheme, host and port, the default port implied.
-func sameOrigin(a, b *url.URL) bool {
-	return strings.EqualFold(a.Scheme, b.Scheme) &&
-		strings.EqualFold(a.Hostname(), b.Hostname()) &&
-		port(a) == port(b)
-}
-
-func port(u *url.URL) string {
-	if p := u.Port(); p != "" {
-		return p
-	}
-	if strings.EqualFold(u.Scheme, "https") {
-		return "443"
-	}
-	return "80"
+	return p, &g
 }
 
 // statusError reads the start of a refused request's body and closes it.

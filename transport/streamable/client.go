@@ -16,6 +16,7 @@ import (
 
 	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 	"github.com/ferrymcp/ferry/internal/mcpheader"
+	"github.com/ferrymcp/ferry/internal/redirect"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/transport/httperr"
@@ -35,7 +36,9 @@ import (
 // JSON-RPC error in the body fails with a *[httperr.StatusError] (a 401
 // with its WWW-Authenticate header), and a network failure keeps its
 // cause: errors.Is(err, syscall.ECONNREFUSED) for a server that is not
-// listening, io.EOF or io.ErrUnexpectedEOF for one gone mid-answer.
+// listening, io.EOF or io.ErrUnexpectedEOF for one gone mid-answer. A
+// redirect the Transport does not follow fails with a
+// *[httperr.RedirectError].
 type Transport struct {
 	// URL is the MCP endpoint, e.g. "http://localhost:3000/mcp".
 	URL string
@@ -59,6 +62,14 @@ type Transport struct {
 	// MaxReconnects bounds the attempts to resume a broken legacy stream
 	// (default 5).
 	MaxReconnects int
+	// FollowRedirectsAcrossOrigins follows HTTP redirects to another
+	// origin (scheme, host and port) than the URL's, without the
+	// session id, Header, Authorization and cookies. By default the
+	// Transport follows only redirects to the URL's own origin that keep
+	// the request's method (307 and 308, such as /mcp to /mcp/); any
+	// other fails with a *[httperr.RedirectError]. (A Client's own
+	// CheckRedirect is consulted after this policy.)
+	FollowRedirectsAcrossOrigins bool
 	// Logger receives diagnostics. Nil discards them.
 	Logger *slog.Logger
 }
@@ -81,6 +92,22 @@ func (t *Transport) Open(ctx context.Context) (jsonrpc.Stream, error) {
 		cs.hc = defaultClient
 		cs.h1 = newH1Client(t.URL)
 	}
+	cs.base, _ = url.Parse(t.URL)
+	if cs.base == nil {
+		cs.base = &url.URL{}
+	}
+	cs.redirects = &redirect.Policy{AcrossOrigins: t.FollowRedirectsAcrossOrigins, Strip: []string{headerSessionID}, Log: t.Logger,
+		// The session id goes where the session was opened, and only
+		// there: after a redirect of initialize, that is the other origin.
+		Keep: func(header string, to *url.URL) bool {
+			cs.mu.Lock()
+			defer cs.mu.Unlock()
+			return header == headerSessionID && cs.sessionOrigin != nil && redirect.SameOrigin(to, cs.sessionOrigin)
+		}}
+	for k := range t.Header {
+		cs.redirects.Strip = append(cs.redirects.Strip, k)
+	}
+	cs.hc = redirect.Client(cs.hc, cs.redirects)
 	if cs.max <= 0 {
 		cs.max = jsonrpc.DefaultMaxSize
 	}
@@ -111,6 +138,9 @@ type clientStream struct {
 	// versionSet tells that the Transport's Header sets
 	// MCP-Protocol-Version itself.
 	versionSet bool
+	// base is the URL parsed; redirects the policy of cs.hc.
+	base      *url.URL
+	redirects *redirect.Policy
 
 	mu        sync.Mutex
 	sessionID string // legacy session
@@ -123,6 +153,9 @@ type clientStream struct {
 	headSID   string
 	headErr   error
 	reinit    sync.Mutex
+	// sessionOrigin is the URL that answered initialize with the
+	// session id (another than base's after a redirect).
+	sessionOrigin *url.URL
 }
 
 func (cs *clientStream) Read() (*jsonrpc.Message, error) {
@@ -361,12 +394,33 @@ func (cs *clientStream) send(ctx context.Context, body []byte, hdr postHeader) e
 		return postError("", err)
 	}
 	defer resp.Body.Close()
+	if err := cs.unfollowed(http.MethodPost, resp); err != nil {
+		return err
+	}
 	if resp.StatusCode >= 300 {
 		raw, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyBytes))
 		return cs.statusError(http.MethodPost, resp, raw)
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
 	return nil
+}
+
+// answeredBy returns the URL of the request that got resp: base, unless
+// net/http followed a redirect.
+func answeredBy(resp *http.Response, base *url.URL) *url.URL {
+	if resp.Request != nil && resp.Request.URL != nil {
+		return resp.Request.URL
+	}
+	return base
+}
+
+// unfollowed returns the error of an answer that is a redirect the
+// Transport did not follow, or nil.
+func (cs *clientStream) unfollowed(method string, resp *http.Response) error {
+	if resp.StatusCode < 300 || resp.StatusCode >= 400 || resp.StatusCode == http.StatusNotModified {
+		return nil
+	}
+	return redirect.Refused(method, cs.base, resp, cs.t.FollowRedirectsAcrossOrigins)
 }
 
 // errorBodyBytes bounds what is read of a refusal's body that is not a
@@ -411,7 +465,13 @@ func (cs *clientStream) post(ctx context.Context, body []byte, hdr postHeader) (
 		if headErr != nil {
 			return nil, headErr
 		}
-		return cs.h1.post(ctx, head, hdr, version, body)
+		resp, err := cs.h1.post(ctx, head, hdr, version, body)
+		if err != nil || !cs.redirects.Followable(cs.base, resp) {
+			return resp, err
+		}
+		// The lean client does not follow redirects: net/http's does,
+		// under the same policy.
+		resp.Body.Close()
 	}
 	h := cs.postHeaders(sid)
 	for _, f := range hdr {
@@ -474,13 +534,17 @@ func (cs *clientStream) roundTrip(ctx context.Context, id jsonrpc.ID, method str
 		return cs.roundTrip(ctx, id, method, body, hdr, false)
 	case resp.StatusCode >= 400:
 		return cs.refused(ctx, id, method, body, resp)
+	case resp.StatusCode >= 300:
+		if err := cs.unfollowed(http.MethodPost, resp); err != nil {
+			return nil, err
+		}
 	case resp.StatusCode == http.StatusAccepted:
 		return nil, fmt.Errorf("streamable: the server accepted %s without answering it (202)", method)
 	}
 	if method == protocol.MethodInitialize {
 		if sid := resp.Header.Get(headerSessionID); sid != "" {
 			cs.mu.Lock()
-			cs.sessionID = sid
+			cs.sessionID, cs.sessionOrigin = sid, answeredBy(resp, cs.base)
 			cs.mu.Unlock()
 		}
 	}
@@ -724,8 +788,11 @@ func (cs *clientStream) get(ctx context.Context, lastID string) (*http.Response,
 		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
+		defer resp.Body.Close()
+		if err := cs.unfollowed(http.MethodGet, resp); err != nil {
+			return nil, err
+		}
 		raw, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyBytes))
-		resp.Body.Close()
 		return nil, cs.statusError(http.MethodGet, resp, raw)
 	}
 	return resp, nil
@@ -807,6 +874,9 @@ func (cs *clientStream) reinitialize(ctx context.Context) error {
 		return err
 	}
 	defer resp.Body.Close()
+	if err := cs.unfollowed(http.MethodPost, resp); err != nil {
+		return err
+	}
 	if resp.StatusCode != http.StatusOK {
 		raw, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyBytes))
 		return cs.statusError(http.MethodPost, resp, raw)
@@ -816,7 +886,7 @@ func (cs *clientStream) reinitialize(ctx context.Context) error {
 		return errors.New("initialize answered without a session id")
 	}
 	cs.mu.Lock()
-	cs.sessionID = sid
+	cs.sessionID, cs.sessionOrigin = sid, answeredBy(resp, cs.base)
 	cs.mu.Unlock()
 	// The answer itself is not delivered: the Conn saw the first one.
 	io.Copy(io.Discard, io.LimitReader(resp.Body, int64(cs.max)))
