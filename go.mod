@@ -3,6 +3,7 @@ module github.com/ferrymcp/ferry
 go 1.26
 
 require (
+	github.com/coder/websocket v1.8.15
 	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/go-json-experiment/json v0.0.0-20260820222146-c27c302e5fc3
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
