@@ -755,3 +755,63 @@ func TestServeDrainsThenStops(t *testing.T) {
 		t.Error("still accepting connections")
 	}
 }
+
+// A client's cancellation reaches the server, in both eras.
+func TestCancellationPassesThrough(t *testing.T) {
+	_, url := start(t, []*config.Server{child(t, "a")}, nil)
+	for i, era := range eras {
+		c := connect(t, url+"/mcp", era.version, nil)
+		ctx, cancel := context.WithCancel(context.Background())
+		errc := make(chan error, 1)
+		go func() {
+			_, err := c.Call(ctx, "a__sleep", map[string]int{"ms": 60000})
+			errc <- err
+		}()
+		time.Sleep(200 * time.Millisecond)
+		cancel()
+		if err := <-errc; err == nil {
+			t.Fatalf("%s: the cancelled call succeeded", era.name)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			got := text(t)(c.Call(context.Background(), "a__sleep", map[string]int{"ms": -1}))
+			if got == fmt.Sprint(i+1) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: the server saw %s cancellations, want %d", era.name, got, i+1)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// The HTTP transports' protections against DNS rebinding hold on every
+// endpoint.
+func TestOriginAndHostChecks(t *testing.T) {
+	_, url := start(t, []*config.Server{child(t, "a")}, nil)
+	for _, path := range []string{"/mcp", "/servers/a/mcp", "/sse"} {
+		for _, h := range []struct{ name, value string }{{"Origin", "http://evil.example"}, {"Host", "evil.example"}} {
+			method := "POST"
+			if path == "/sse" {
+				method = "GET"
+			}
+			req, _ := http.NewRequest(method, url+path, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			if h.name == "Host" {
+				req.Host = h.value
+			} else {
+				req.Header.Set(h.name, h.value)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusForbidden {
+				t.Errorf("%s %s with %s: %s, want 403", method, path, h.name, resp.Status)
+			}
+		}
+	}
+}

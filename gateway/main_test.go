@@ -77,12 +77,17 @@ func testServer(name string, mw ...server.Middleware) *server.Server {
 		func(ctx context.Context, req *server.Request, in struct{}) (string, error) {
 			return name + " " + strconv.Itoa(os.Getpid()), nil
 		})
-	server.AddTool(s, &protocol.Tool{Name: "sleep", Description: "Sleeps."},
+	var cancelled atomic.Int32
+	server.AddTool(s, &protocol.Tool{Name: "sleep", Description: "Sleeps; cancelled says how many sleeps were cancelled."},
 		func(ctx context.Context, req *server.Request, in sleepIn) (string, error) {
+			if in.Ms < 0 {
+				return strconv.Itoa(int(cancelled.Load())), nil
+			}
 			select {
 			case <-time.After(time.Duration(in.Ms) * time.Millisecond):
 				return "slept", nil
 			case <-ctx.Done():
+				cancelled.Add(1)
 				return "", ctx.Err()
 			}
 		})
