@@ -186,8 +186,8 @@ func result(req *server.Request, rf *protocol.ResultFields) {
 }
 
 func (f *front) callTool(ctx context.Context, req *server.Request) (any, error) {
-	var p protocol.CallToolParams
-	if err := decode(req, &p); err != nil {
+	p, err := toolCall(req)
+	if err != nil {
 		return nil, err
 	}
 	r, err := resolve(f, ctx, req, "tool", p.Name, (*front).toolCatalog)
@@ -198,7 +198,7 @@ func (f *front) callTool(ctx context.Context, req *server.Request) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	uc := &UpstreamCall{Method: req.Method, Name: r.name, Meta: passMeta(p.Meta)}
+	uc := &UpstreamCall{Method: req.Method, Name: r.name, Meta: p.Meta}
 	return f.forward(ctx, req, l, uc, p.MRTRParams, func(ctx context.Context, c *client.Client, uc *UpstreamCall) (any, error) {
 		res, err := c.CallTool(ctx, &protocol.CallToolParams{Name: r.name, Arguments: p.Arguments, Meta: uc.Meta})
 		if err != nil {
