@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"mime"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
@@ -138,6 +140,8 @@ type clientStream struct {
 	// versionSet tells that the Transport's Header sets
 	// MCP-Protocol-Version itself.
 	versionSet bool
+	// delivered counts the messages delivered from event streams.
+	delivered atomic.Int64
 	// base is the URL parsed; redirects the policy of cs.hc.
 	base      *url.URL
 	redirects *redirect.Policy
@@ -686,7 +690,9 @@ func (cs *clientStream) received(m *jsonrpc.Message) {
 // the answer did not come.
 func (cs *clientStream) readStream(ctx context.Context, id jsonrpc.ID, method string, body io.Reader, lastID string) error {
 	retry := time.Second
+	var backoff reconnects
 	for attempt := 0; ; attempt++ {
+		before := cs.delivered.Load()
 		answered, last, r, err := cs.readEvents(ctx, id, method, body)
 		if last != "" {
 			lastID = last
@@ -714,9 +720,12 @@ func (cs *clientStream) readStream(ctx context.Context, id jsonrpc.ID, method st
 			return fmt.Errorf("streamable: the stream answering %s ended before its response: %w", method, err)
 		}
 		// "The client MUST respect the retry field, waiting the given
-		// number of milliseconds before attempting to reconnect."
+		// number of milliseconds before attempting to reconnect": within
+		// bounds, and longer each time a stream ends with nothing.
+		t := time.NewTimer(backoff.next(retry, cs.delivered.Load() > before))
+		defer t.Stop()
 		select {
-		case <-time.After(retry):
+		case <-t.C:
 		case <-ctx.Done():
 			return cs.cancelled(id, ctx)
 		case <-cs.closed:
@@ -733,7 +742,7 @@ func (cs *clientStream) readStream(ctx context.Context, id jsonrpc.ID, method st
 
 // readEvents delivers the messages of one event stream. It reports
 // whether the response to id arrived, the last event id and retry delay
-// seen.
+// seen; cs.delivered counts the messages delivered.
 func (cs *clientStream) readEvents(ctx context.Context, id jsonrpc.ID, method string, body io.Reader) (answered bool, lastID string, retry time.Duration, err error) {
 	rd := sse.NewReader(body, cs.max)
 	for {
@@ -764,6 +773,7 @@ func (cs *clientStream) readEvents(ctx context.Context, id jsonrpc.ID, method st
 		if !cs.deliver(ctx, m) {
 			return false, lastID, retry, ctx.Err()
 		}
+		cs.delivered.Add(1)
 		if m.IsResponse() && m.ID == id {
 			return true, lastID, retry, nil
 		}
@@ -827,7 +837,9 @@ func (cs *clientStream) openGET() <-chan struct{} {
 		}()
 		lastID := ""
 		retry := time.Second
+		var backoff reconnects
 		for failures := 0; failures < 5; {
+			before := cs.delivered.Load()
 			resp, err := cs.get(cs.ctx, lastID)
 			readyOnce.Do(func() { close(ready) })
 			if err != nil {
@@ -847,9 +859,13 @@ func (cs *clientStream) openGET() <-chan struct{} {
 					retry = r
 				}
 			}
+			// A server that ends the stream at once, with a short retry or
+			// none, is reconnected to less and less often.
+			t := time.NewTimer(backoff.next(retry, cs.delivered.Load() > before))
 			select {
-			case <-time.After(retry):
+			case <-t.C:
 			case <-cs.closed:
+				t.Stop()
 				return
 			}
 		}
@@ -935,4 +951,40 @@ func (cs *clientStream) fallBack(ctx context.Context, id jsonrpc.ID, initBody []
 	}()
 	cs.log.Info("streamable: the server speaks the HTTP+SSE transport of 2024-11-05; using it")
 	return true
+}
+
+// Bounds of the reconnection delay a server announces with an event
+// stream's retry field: a server that asks for a millisecond would get
+// thousands of requests a second from each client, one that asks for a
+// day would lose its clients' streams for that long.
+const (
+	minRetry = 100 * time.Millisecond
+	maxRetry = 30 * time.Second
+)
+
+// reconnects paces the reconnections of one stream: the first after a
+// stream that delivered something waits the server's retry (within
+// [minRetry, maxRetry]); each following one, while streams end without
+// delivering anything, waits twice as long as the one before, up to
+// maxRetry, up to a quarter less at random so that many clients do not
+// come back at once.
+type reconnects struct{ empty int }
+
+// next returns the delay before the next reconnection, given the
+// server's retry and whether the stream that ended delivered anything.
+func (r *reconnects) next(retry time.Duration, delivered bool) time.Duration {
+	if delivered {
+		r.empty = 0
+	} else {
+		r.empty++
+	}
+	d := min(max(retry, minRetry), maxRetry)
+	if r.empty <= 1 {
+		return d
+	}
+	for i := 1; i < r.empty && d < maxRetry; i++ {
+		d *= 2
+	}
+	d = min(d, maxRetry)
+	return d - rand.N(d/4+1)
 }
