@@ -139,6 +139,10 @@ func (s *Server) unsupportedVersion(requested string) error {
 }
 
 func (s *Server) handleInitialize(m *jsonrpc.Message, sess *Session) (any, error) {
+	if n := len(m.Params); n > s.opts.MaxInitializeBytes {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams,
+			"the params of initialize take %d bytes, more than this server keeps for a session (%d)", n, s.opts.MaxInitializeBytes)
+	}
 	var p protocol.InitializeParams
 	if err := decodeParams(m.Params, &p); err != nil {
 		return nil, err

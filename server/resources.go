@@ -201,8 +201,23 @@ func (s *Server) subscribe(sess *Session, on bool, params jsontext.Value) (any, 
 	if p.URI == "" {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "missing uri")
 	}
-	sess.mu.Lock()
 	if on {
+		if c := s.capabilities().Resources; c == nil || !c.Subscribe {
+			// "Servers that support subscriptions MUST declare the
+			// subscribe capability"; this one does not.
+			return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "this server offers no resource subscriptions")
+		}
+		if len(p.URI) > MaxURIBytes {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "a resource URI of %d bytes: the limit is %d", len(p.URI), MaxURIBytes)
+		}
+	}
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	if on {
+		if _, ok := sess.subs[p.URI]; !ok && len(sess.subs) >= s.opts.MaxSubscriptions {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams,
+				"this session already subscribes to %d resources, the most this server allows; unsubscribe from some first", len(sess.subs))
+		}
 		if sess.subs == nil {
 			sess.subs = make(map[string]struct{})
 		}
@@ -210,6 +225,9 @@ func (s *Server) subscribe(sess *Session, on bool, params jsontext.Value) (any, 
 	} else {
 		delete(sess.subs, p.URI)
 	}
-	sess.mu.Unlock()
 	return &protocol.EmptyResult{}, nil
 }
+
+// MaxURIBytes bounds the URI of a resource a client subscribes to,
+// which the server keeps for the subscription's life.
+const MaxURIBytes = 8 << 10

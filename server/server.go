@@ -52,6 +52,19 @@ type Options struct {
 	// MaxInFlight bounds the requests one connection handles at once
 	// (default 64).
 	MaxInFlight int
+	// MaxInitializeBytes bounds the params of initialize (default
+	// 16 KiB; a client's name, version and capabilities take a few
+	// hundred bytes): a legacy session keeps the client's info and
+	// capabilities for its whole life, so a server with many sessions
+	// must not keep megabytes for each. A larger initialize is refused
+	// with an invalid-params error.
+	MaxInitializeBytes int
+	// MaxSubscriptions bounds the resources one legacy session may
+	// subscribe to (resources/subscribe), and the resources one
+	// stateless subscriptions/listen request may name (default 1,024).
+	// Beyond it the request is refused with an invalid-params error. A
+	// resource's URI may take at most [MaxURIBytes].
+	MaxSubscriptions int
 	// CompletionHandler answers completion/complete for references that
 	// have no completer of their own.
 	CompletionHandler func(ctx context.Context, req *Request, p *protocol.CompleteParams) (*protocol.CompleteResult, error)
@@ -131,6 +144,12 @@ func New(impl protocol.Implementation, opts *Options) *Server {
 	}
 	if s.opts.PageSize <= 0 {
 		s.opts.PageSize = 1000
+	}
+	if s.opts.MaxInitializeBytes <= 0 {
+		s.opts.MaxInitializeBytes = 16 << 10
+	}
+	if s.opts.MaxSubscriptions <= 0 {
+		s.opts.MaxSubscriptions = 1024
 	}
 	if s.opts.RequestStateTTL <= 0 {
 		s.opts.RequestStateTTL = 10 * time.Minute

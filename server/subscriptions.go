@@ -43,6 +43,9 @@ func (s *Server) listen(ctx context.Context, r *Request, params jsontext.Value) 
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
 	}
+	if err := s.checkListen(&p); err != nil {
+		return nil, err
+	}
 	l := &listener{id: r.ID, filter: p.Notifications, peer: r.peer, ctx: ctx}
 	s.mu.Lock()
 	s.listeners[l] = struct{}{}
@@ -75,6 +78,30 @@ func (s *Server) listen(ctx context.Context, r *Request, params jsontext.Value) 
 	res := &protocol.SubscriptionsListenResult{}
 	res.ResultType, res.Meta = protocol.ResultComplete, meta
 	return res, nil
+}
+
+// checkListen bounds what a listen stream keeps for its life: the
+// resources it names, which it drops when the server has no resource
+// subscriptions.
+func (s *Server) checkListen(p *protocol.SubscriptionsListenParams) error {
+	uris := p.Notifications.ResourceSubscriptions
+	if len(uris) > s.opts.MaxSubscriptions {
+		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "%d resources to listen to: the limit is %d", len(uris), s.opts.MaxSubscriptions)
+	}
+	if len(uris) > 0 {
+		if c := s.capabilities().Resources; c == nil || !c.Subscribe {
+			// "Notification types the server does not support are omitted"
+			// from the acknowledgment, and not kept.
+			p.Notifications.ResourceSubscriptions = nil
+			return nil
+		}
+	}
+	for _, u := range uris {
+		if len(u) > MaxURIBytes {
+			return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "a resource URI of %d bytes: the limit is %d", len(u), MaxURIBytes)
+		}
+	}
+	return nil
 }
 
 // notifyTimeout bounds how long a change notification may wait on a slow
