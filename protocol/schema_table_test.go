@@ -335,6 +335,10 @@ var counterparts = map[string]counterpart{
 // reaches (as counterpart, embedded struct or member type), with the reason.
 var goOnlyTypes = map[string]string{
 	"MetaCache": "a decoder of _meta objects, not a wire type",
+	// The tasks extension (io.modelcontextprotocol/tasks) is specified
+	// outside the core schema, in the ext-tasks repository.
+	"DetailedTask":     "the tasks extension's Task shapes, not in the core schema",
+	"UpdateTaskParams": "the tasks extension's tasks/update, not in the core schema",
 }
 
 // goOnlyMembers are JSON members of counterparts that no definition of any

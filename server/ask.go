@@ -76,6 +76,9 @@ func (r *Request) AskAll(ctx context.Context, qs ...Question) (map[string]jsonte
 			return nil, err
 		}
 	}
+	if r.task != nil {
+		return r.task.ask(ctx, qs)
+	}
 	answers := make(map[string]jsontext.Value, len(qs))
 	missing := false
 	for _, q := range qs {
@@ -121,6 +124,10 @@ func (r *Request) ask(ctx context.Context, kind, method string, params, out any)
 // session, the answer carried by the retried request (or
 // ErrInputRequired, the question recorded) in a stateless one.
 func (r *Request) answer(ctx context.Context, q Question) (jsontext.Value, error) {
+	if r.task != nil {
+		answers, err := r.task.ask(ctx, []Question{q})
+		return answers[q.Key], err
+	}
 	params := q.Params
 	if params == nil {
 		params = jsontext.Value("{}")

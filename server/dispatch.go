@@ -283,6 +283,8 @@ func (s *Server) serve(ctx context.Context, r *Request, params jsontext.Value) (
 		return s.getPrompt(ctx, r, params)
 	case protocol.MethodComplete:
 		return s.complete(ctx, r, params)
+	case protocol.MethodTasksGet, protocol.MethodTasksUpdate, protocol.MethodTasksCancel, protocol.MethodTasksResult, protocol.MethodTasksList:
+		return s.tasksMethod(ctx, r, params)
 	}
 	return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "method not found: %s", r.Method)
 }

@@ -48,6 +48,13 @@ type Request struct {
 	mrtr         *mrtr
 	mrtrState    *mrtr          // what mrtr points to once started: allocated with a stateless request
 	toolCall     callToolParams // a tools/call's params
+
+	// task is the task the request runs as, once it is one;
+	// pendingTask and taskStarted the one an AddTaskTool handler may
+	// start.
+	task        *taskRun
+	pendingTask *taskRun
+	taskStarted chan struct{}
 }
 
 // Stateless reports whether the request uses a stateless revision

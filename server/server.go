@@ -106,6 +106,8 @@ type Options struct {
 	//
 	//	server.New(impl, &server.Options{SchemaEngine: full.Engine{}})
 	SchemaEngine jsonschema.Engine
+	// Tasks configure tool calls that run as tasks (see [TaskOptions]).
+	Tasks TaskOptions
 }
 
 // Server is an MCP server. Register tools, resources and prompts, then
@@ -131,6 +133,7 @@ type Server struct {
 	chain      MethodHandler // the middleware around method; nil without any
 	closed     chan struct{}
 	closeOnce  sync.Once
+	tasks      taskManager // tool calls running as tasks
 }
 
 // New returns a server that identifies itself as impl.
@@ -174,7 +177,10 @@ func (s *Server) Implementation() protocol.Implementation { return s.impl }
 // Close ends every open subscriptions/listen stream gracefully. Sessions
 // and connections are closed by their transports.
 func (s *Server) Close() error {
-	s.closeOnce.Do(func() { close(s.closed) })
+	s.closeOnce.Do(func() {
+		close(s.closed)
+		s.taskMgr().closeAll()
+	})
 	return nil
 }
 

@@ -150,6 +150,7 @@ func (s *Server) capabilitiesFor(v string) protocol.ServerCapabilities {
 	if !protocol.IsStateless(v) {
 		c.Extensions = nil
 	}
+	s.taskCapabilities(&c, v)
 	return c
 }
 

@@ -36,8 +36,10 @@ type TypedToolHandler[In, Out any] func(ctx context.Context, req *Request, in In
 type toolFunc func(ctx context.Context, req *Request, args jsontext.Value) (any, error)
 
 type toolEntry struct {
-	tool    protocol.Tool
-	handler toolFunc
+	// explicitStart: the handler starts the task itself (AddTaskTool).
+	explicitStart bool
+	tool          protocol.Tool
+	handler       toolFunc
 	// validator checks the arguments before handler runs; nil when the
 	// handler checks them itself as it decodes them (see stringArgs).
 	validator *jsonschema.Validator
@@ -401,6 +403,12 @@ func (s *Server) callTool(ctx context.Context, r *Request, params jsontext.Value
 		if err := r.startMRTR(protocol.MethodToolsCall, p.Name, p.Arguments, &p.MRTRParams); err != nil {
 			return nil, err
 		}
+	}
+	if asTask, err := s.taskCall(r, e, p); err != nil || asTask {
+		if err != nil {
+			return nil, err
+		}
+		return s.startTask(ctx, r, e, args)
 	}
 	res, err := runMRTR(ctx, r, func() (any, error) { return e.handler(ctx, r, args) })
 	if err != nil {

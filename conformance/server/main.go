@@ -97,6 +97,7 @@ func New(log *slog.Logger) *server.Server {
 	addClientTools(s)
 	addStatelessTools(s)
 	addMRTRTools(s)
+	addTaskTools(s)
 	addResources(s)
 	addPrompts(s)
 	return s

@@ -20,6 +20,10 @@ func nameField(method string) string {
 		return "name"
 	case protocol.MethodResourcesRead:
 		return "uri"
+	case protocol.MethodTasksGet, protocol.MethodTasksUpdate, protocol.MethodTasksCancel:
+		// "the client MUST set the Mcp-Name header to the value of
+		// params.taskId" (tasks extension, routing headers)
+		return "taskId"
 	}
 	return ""
 }
