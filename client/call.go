@@ -71,7 +71,7 @@ func (c *Client) call(ctx context.Context, method string, user protocol.Meta, bu
 		to = v
 	}
 	onProgress, _ := ctx.Value(progressKey{}).(func(*protocol.ProgressParams))
-	meta := wireMeta{c: c, user: user}
+	meta := wireMeta{c: c, user: user, tasks: acceptsTasks(ctx)}
 	if to.idle <= 0 && onProgress == nil && c.opts.OnProgress == nil {
 		return c.send(ctx, method, build(meta), to.max)
 	}
@@ -137,6 +137,7 @@ type wireMeta struct {
 	c     *Client
 	user  protocol.Meta
 	token int64
+	tasks bool // declare the tasks extension (see tasks.go)
 }
 
 // IsZero lets omitzero drop an empty _meta.
@@ -167,7 +168,11 @@ func (m wireMeta) MarshalJSONTo(enc *jsontext.Encoder) error {
 		if err := write(protocol.MetaClientInfo, info); err != nil {
 			return err
 		}
-		if err := write(protocol.MetaClientCapabilities, m.c.capsJSON); err != nil {
+		caps := m.c.capsJSON
+		if m.tasks {
+			caps = m.c.taskCapsJSON()
+		}
+		if err := write(protocol.MetaClientCapabilities, caps); err != nil {
 			return err
 		}
 		if lvl := *m.c.logLevel.Load(); lvl != "" {

@@ -114,6 +114,7 @@ type Client struct {
 	supported  []string
 	caps       protocol.ClientCapabilities
 	capsJSON   []byte
+	taskState  // the capabilities that declare the tasks extension
 
 	logLevel  atomic.Pointer[protocol.LoggingLevel]
 	metaCache metaCache

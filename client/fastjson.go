@@ -167,19 +167,25 @@ func (c *Client) statelessMetaMembers() []byte {
 	if mm := c.metaCache.Load(); mm != nil && mm.version == c.version && mm.level == level {
 		return mm.members
 	}
-	var b []byte
+	b := c.appendStatelessMeta(nil, c.capsJSON, level)
+	c.metaCache.Store(&statelessMeta{version: c.version, level: level, members: b})
+	return b
+}
+
+// appendStatelessMeta appends the members of a stateless request's _meta
+// that declare capabilities caps.
+func (c *Client) appendStatelessMeta(b, caps []byte, level protocol.LoggingLevel) []byte {
 	b = append(b, `"io.modelcontextprotocol/protocolVersion":`...)
 	b, _ = jsonfast.AppendQuote(b, c.version)
 	info, _ := json.Marshal(&c.opts.Info)
 	b = append(b, `,"io.modelcontextprotocol/clientInfo":`...)
 	b = append(b, info...)
 	b = append(b, `,"io.modelcontextprotocol/clientCapabilities":`...)
-	b = append(b, c.capsJSON...)
+	b = append(b, caps...)
 	if level != "" {
 		b = append(b, `,"io.modelcontextprotocol/logLevel":`...)
 		b, _ = jsonfast.AppendQuote(b, string(level))
 	}
-	c.metaCache.Store(&statelessMeta{version: c.version, level: level, members: b})
 	return b
 }
 
@@ -189,7 +195,10 @@ type metaCache = atomic.Pointer[statelessMeta]
 func (m wireMeta) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
 	n := 0
-	if m.c.stateless {
+	if m.c.stateless && m.tasks {
+		b = m.c.appendStatelessMeta(b, m.c.taskCapsJSON(), *m.c.logLevel.Load())
+		n++
+	} else if m.c.stateless {
 		b = append(b, m.c.statelessMetaMembers()...)
 		n++
 	}

@@ -54,6 +54,11 @@ func roundTrips[T any](c *Client, ctx context.Context, method string, user proto
 			// "clients MUST treat an absent resultType as complete"
 			return out, m, nil
 		case protocol.ResultInputRequired:
+		case protocol.ResultTask:
+			if acceptsTasks(ctx) && method == protocol.MethodToolsCall {
+				return out, m, nil // the caller reads the task in m
+			}
+			fallthrough
 		default:
 			// "A resultType of any value unrecognized by the client MUST
 			// be considered invalid."
