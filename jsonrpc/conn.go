@@ -116,12 +116,20 @@ type Conn struct {
 	queue    []*incoming // requests waiting for a slot, at most 4×MaxInFlight
 	closeErr error
 
-	// notes carries notifications, and responses that arrive behind
-	// them, to the goroutine that handles them in order.
+	// notes carries notifications, and the responses and requests that
+	// arrive behind them, to the goroutine that handles them in order,
+	// which runs only while there are some (see runNotes).
 	notes        chan *Message
 	notesPending atomic.Int64 // queued, not yet handled
 	notesBlocked atomic.Int64 // notification handlers waiting in Call
-	notesDone    chan struct{}
+	notesRunning atomic.Bool  // a goroutine handles notes
+	noteCtx      context.Context
+	// deferred holds the ids of requests queued behind notifications,
+	// with whether the peer cancelled them meanwhile (guarded by mu): a
+	// notifications/cancelled right behind its request then reaches it.
+	deferred map[ID]bool
+	// stopWatch stops the watch on the context NewConn was given.
+	stopWatch func() bool
 
 	done       chan struct{} // closed when the connection is closed
 	readerDone chan struct{}
@@ -237,7 +245,6 @@ func NewConn(ctx context.Context, stream Stream, opts *ConnOptions) *Conn {
 		notes:      make(chan *Message, 256),
 		work:       make(chan *incoming),
 		readTurn:   new(incoming),
-		notesDone:  make(chan struct{}),
 	}
 	if opts != nil {
 		c.opts = *opts
@@ -266,17 +273,28 @@ func NewConn(ctx context.Context, stream Stream, opts *ConnOptions) *Conn {
 	c.sem = make(chan struct{}, c.opts.MaxInFlight)
 	c.ctx, c.cancel = context.WithCancelCause(ctx)
 	c.reqParent = context.WithoutCancel(c.ctx)
-	c.workers.Add(1)
-	go c.worker(c.readTurn)
-	go c.handleNotes()
-	go func() {
-		select {
-		case <-c.ctx.Done():
-			c.closeWith(context.Cause(c.ctx))
-		case <-c.done:
-		}
-	}()
+	c.noteCtx = context.WithValue(c.ctx, notificationKey{}, true)
+	// Nothing waits on ctx: an idle connection holds no goroutine for it.
+	c.stopWatch = context.AfterFunc(ctx, func() { c.closeWith(context.Cause(ctx)) })
+	if _, pushed := As[jsonrpcapi.Pusher](stream); pushed {
+		// The transport hands over what arrives (receive): no goroutine
+		// reads, so that a connection between messages holds none.
+		close(c.readerDone)
+	} else {
+		c.workers.Add(1)
+		go c.worker(c.readTurn)
+	}
 	return c
+}
+
+// receive dispatches a message the transport pushes
+// (jsonrpcapi.Engine.Receive): what the reading goroutine does with a
+// message it read, on the caller's goroutine, which waits only while the
+// notification queue is full. It reports false once the connection is
+// closed.
+func (c *Conn) receive(m *Message) bool {
+	_, ok := c.dispatch(m, false)
+	return ok
 }
 
 // Done is closed when the connection has closed.
@@ -302,7 +320,6 @@ func (c *Conn) Close() error {
 func (c *Conn) Wait() error {
 	<-c.done
 	<-c.readerDone
-	<-c.notesDone
 	c.handlers.Wait()
 	c.workers.Wait()
 	return c.Err()
@@ -332,6 +349,7 @@ func (c *Conn) closeWith(reason error) {
 		}
 		c.deadlines.stop()
 		c.mu.Unlock()
+		c.stopWatch()
 		// Done first: a handler woken by its cancellation then finds the
 		// connection closed and sends nothing.
 		close(c.done)
@@ -430,7 +448,14 @@ func (c *Conn) dispatch(m *Message, inline bool) (in *incoming, ok bool) {
 		return nil, c.enqueueNote(m)
 	case c.notesPending.Load() > 0 && c.notesBlocked.Load() == 0:
 		// Start it once the notifications before it were handled
-		// (notifications/initialized, say).
+		// (notifications/initialized, say); a cancellation that comes
+		// meanwhile must still reach it.
+		c.mu.Lock()
+		if c.deferred == nil {
+			c.deferred = make(map[ID]bool)
+		}
+		c.deferred[m.ID] = false
+		c.mu.Unlock()
 		return nil, c.enqueueNote(m)
 	}
 	return c.request(m, inline)
@@ -533,6 +558,8 @@ func (c *Conn) cancelled(m *Message) {
 	in, ok := c.incoming[p.RequestID]
 	if ok {
 		in.cancelledByPeer = true
+	} else if _, queued := c.deferred[p.RequestID]; queued {
+		c.deferred[p.RequestID] = true // dropped when its turn comes
 	}
 	c.mu.Unlock()
 	if ok {
@@ -540,21 +567,40 @@ func (c *Conn) cancelled(m *Message) {
 	}
 }
 
-// enqueueNote queues a message for the notification goroutine.
+// enqueueNote queues a message for the notification goroutine, and
+// starts one when none runs.
 func (c *Conn) enqueueNote(m *Message) bool {
 	c.notesPending.Add(1)
 	select {
 	case c.notes <- m:
-		return true
 	case <-c.done:
 		return false
 	}
+	c.runNotes()
+	return true
 }
 
-// handleNotes handles notifications one at a time, in order.
+// runNotes starts the goroutine that handles the queued notes, unless one
+// runs. It counts among the handlers, which Wait waits for.
+func (c *Conn) runNotes() {
+	if !c.notesRunning.CompareAndSwap(false, true) {
+		return
+	}
+	c.mu.Lock()
+	if c.closeErr != nil {
+		c.mu.Unlock()
+		c.notesRunning.Store(false)
+		return
+	}
+	c.handlers.Add(1)
+	c.mu.Unlock()
+	go c.handleNotes()
+}
+
+// handleNotes handles notifications one at a time, in order, until none
+// is queued.
 func (c *Conn) handleNotes() {
-	defer close(c.notesDone)
-	ctx := context.WithValue(c.ctx, notificationKey{}, true)
+	defer c.handlers.Done()
 	for {
 		select {
 		case m := <-c.notes:
@@ -564,12 +610,29 @@ func (c *Conn) handleNotes() {
 			case m.IsRequest():
 				c.request(m, false)
 			default:
-				c.notification(ctx, m)
+				c.notification(c.noteCtx, m)
 			}
 			c.notesPending.Add(-1)
+			continue
 		case <-c.done:
+		default:
+		}
+		c.notesRunning.Store(false)
+		// A note queued after the queue was found empty, while this
+		// goroutine still counted as running, started none: take it.
+		if len(c.notes) == 0 || c.isClosed() || !c.notesRunning.CompareAndSwap(false, true) {
 			return
 		}
+	}
+}
+
+// isClosed reports whether the connection is closed.
+func (c *Conn) isClosed() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -581,6 +644,10 @@ func (c *Conn) notification(ctx context.Context, m *Message) {
 	}()
 	c.handler.Handle(ctx, m)
 }
+
+// dropped is admit's refusal of a request the peer cancelled before it
+// was admitted: it gets no answer.
+var dropped Message
 
 // admit registers request m under its id and returns it with c.mu held.
 // It returns nil (and c.mu not held) when the connection is closed, or
@@ -595,6 +662,16 @@ func (c *Conn) admit(m *Message) (in *incoming, refusal *Message) {
 		c.mu.Unlock()
 		cancel(c.closeErr)
 		return nil, nil
+	}
+	if cancelled, queued := c.deferred[m.ID]; queued {
+		delete(c.deferred, m.ID)
+		if cancelled {
+			// "Servers receiving cancellation notifications SHOULD ...
+			// not send a response for the cancelled request."
+			c.mu.Unlock()
+			cancel(nil)
+			return nil, &dropped
+		}
 	}
 	if _, dup := c.incoming[m.ID]; dup {
 		c.mu.Unlock()
@@ -613,6 +690,9 @@ func (c *Conn) admit(m *Message) (in *incoming, refusal *Message) {
 func (c *Conn) request(m *Message, inline bool) (run *incoming, ok bool) {
 	in, refusal := c.admit(m)
 	if in == nil {
+		if refusal == &dropped {
+			return nil, true
+		}
 		if refusal != nil {
 			c.stream.Write(c.ctx, refusal)
 			return nil, true
@@ -801,6 +881,9 @@ func (c *Conn) handle(ctx context.Context, m *Message, in *incoming) *Message {
 func (c *Conn) serve(m *Message) *Message {
 	in, refusal := c.admit(m)
 	if in == nil {
+		if refusal == &dropped {
+			return nil
+		}
 		return refusal
 	}
 	c.mu.Unlock()

@@ -21,6 +21,8 @@ func init() {
 		Write:      (*Conn).write,
 		Call:       (*Conn).callWith,
 		EncodeWire: encodeWire,
+		Receive:    (*Conn).receive,
+		OnClose:    func(c *Conn, f func()) func() bool { return context.AfterFunc(c.ctx, f) },
 	})
 }
 

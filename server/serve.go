@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 	"github.com/ferrymcp/ferry/internal/serverapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
@@ -46,12 +47,13 @@ func (s *Server) connectSession(ctx context.Context, stream jsonrpc.Stream, id s
 	h.session = s.newSession(conn, id)
 	h.peer = &connPeer{Conn: conn, inputEnded: ended}
 	close(h.ready)
-	go func() {
-		<-conn.Done()
-		h.session.Close()
-	}()
+	// No goroutine waits for the end: an idle session holds none.
+	rpc.OnClose(conn, h.session.Close)
 	return conn, h.session
 }
+
+// rpc is the engine's seam (see internal/jsonrpcapi).
+var rpc = jsonrpcapi.Get[*jsonrpc.Conn, *jsonrpc.Message]()
 
 // drainTimeout is how long answers being computed when the client closes
 // its input may still be sent.

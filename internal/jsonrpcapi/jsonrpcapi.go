@@ -57,6 +57,23 @@ type Engine[C, M any] struct {
 	Call func(c C, ctx context.Context, method string, params any, o *CallOptions) (M, error)
 	// EncodeWire replaces the contents of w with m's encoding.
 	EncodeWire func(w *Wire, m M) error
+	// Receive hands the connection a message that arrived, over a stream
+	// that implements [Pusher]: it goes where the connection's reading
+	// goroutine would send it. It reports false once the connection is
+	// closed.
+	Receive func(c C, m M) bool
+	// OnClose calls f, on a goroutine of its own, once the connection
+	// closed; stop cancels that (see context.AfterFunc).
+	OnClose func(c C, f func()) (stop func() bool)
+}
+
+// Pusher is implemented by streams whose transport hands over the
+// messages that arrive with [Engine].Receive, rather than the connection
+// reading them: a connection over one starts no reading goroutine, so
+// that between messages it holds none (an HTTP session whose client is
+// idle). Its Read is not called.
+type Pusher interface {
+	PushesMessages()
 }
 
 // CallOptions are the options of [Engine].Call. The zero value is a plain
