@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
@@ -149,5 +150,69 @@ func TestLegacyAnswerOutlivesNotifications(t *testing.T) {
 	}
 	if progress*size > 2*store {
 		t.Errorf("%d progress notifications kept in a store of %d bytes", progress, store)
+	}
+}
+
+// openSessions opens n legacy sessions with bare initialize requests;
+// ready ones also send notifications/initialized. It returns their ids.
+func openSessions(t *testing.T, h http.Handler, n int, ready bool) []string {
+	t.Helper()
+	var ids []string
+	for range n {
+		a := serveDirect(h, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`), nil)
+		sid := a.header.Get("Mcp-Session-Id")
+		if a.status != http.StatusOK || sid == "" {
+			t.Fatalf("initialize: %d %s", a.status, a.head)
+		}
+		if ready {
+			serveDirect(h, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), map[string]string{"Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-11-25"})
+		}
+		ids = append(ids, sid)
+	}
+	return ids
+}
+
+// TestIdleSessionsCostNoGoroutines: a legacy session between requests
+// holds no goroutine (on a12c33f, four each).
+func TestIdleSessionsCostNoGoroutines(t *testing.T) {
+	h := streamable.NewHandler(testServer(), nil)
+	defer h.Close()
+	openSessions(t, h, 1, true) // the server's own goroutines, started once
+	time.Sleep(10 * time.Millisecond)
+	before := runtime.NumGoroutine()
+	const n = 200
+	openSessions(t, h, n, true)
+	time.Sleep(10 * time.Millisecond)
+	per := float64(runtime.NumGoroutine()-before) / n
+	t.Logf("%d idle sessions: %.2f goroutines each", n, per)
+	if per > 0.05 {
+		t.Errorf("%d idle sessions hold %.2f goroutines each", n, per)
+	}
+}
+
+// TestSessionTableSheds: a table filled by bare initialize requests, or
+// by idle sessions, makes room for a new client by ending the sessions
+// that never completed their handshake first, then the longest idle; a
+// table of busy sessions still refuses (on a12c33f every new client got
+// 503 until the sessions expired, 30 minutes later).
+func TestSessionTableSheds(t *testing.T) {
+	for _, ready := range []bool{false, true} {
+		h := streamable.NewHandler(testServer(), &streamable.Options{MaxSessions: 100})
+		old := openSessions(t, h, 100, ready)
+		for i := range 3 {
+			a := serveDirect(h, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"late","version":"1"}}}`), nil)
+			if a.status != http.StatusOK {
+				t.Fatalf("handshake complete: %v; newcomer %d: %d %s", ready, i, a.status, a.head)
+			}
+		}
+		if n := h.Sessions(); n > 100 {
+			t.Errorf("%d sessions open, bound 100", n)
+		}
+		// The oldest went first.
+		a := serveDirect(h, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), map[string]string{"Mcp-Session-Id": old[0], "MCP-Protocol-Version": "2025-11-25"})
+		if a.status != http.StatusNotFound {
+			t.Errorf("handshake complete: %v; the oldest session is still open: %d", ready, a.status)
+		}
+		h.Close()
 	}
 }

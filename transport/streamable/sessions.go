@@ -1,12 +1,14 @@
 package streamable
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,9 +34,11 @@ type session struct {
 	conn *jsonrpc.Conn
 	srv  *server.Session
 
-	in        chan *jsonrpc.Message
 	closed    chan struct{}
 	closeOnce sync.Once
+	// ready is set once the client sent notifications/initialized: a
+	// full table sheds the sessions without it first.
+	ready atomic.Bool
 
 	mu         sync.Mutex
 	streams    map[int64]*stream
@@ -91,25 +95,16 @@ func newSessionID() string {
 
 // initialize opens a session for an initialize request.
 func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) {
-	h.mu.Lock()
-	if h.closed {
-		h.mu.Unlock()
-		writeError(w, http.StatusServiceUnavailable, m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server is shutting down"})
-		return
-	}
-	if len(h.sessions) >= h.opts.MaxSessions {
-		h.mu.Unlock()
-		writeError(w, http.StatusServiceUnavailable, m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "too many sessions"})
-		return
-	}
 	s := &session{
-		h: h, id: newSessionID(),
-		in: make(chan *jsonrpc.Message, 16), closed: make(chan struct{}),
+		h: h, id: newSessionID(), closed: make(chan struct{}),
 		streams: map[int64]*stream{}, byRequest: map[jsonrpc.ID]*stream{},
 		store: eventStore{limit: h.opts.EventStoreBytes},
 	}
-	h.sessions[s.id] = s
-	h.mu.Unlock()
+	s.lastActive.Store(time.Now().UnixNano())
+	if status, msg := h.admit(s); status != 0 {
+		writeError(w, status, m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: msg})
+		return
+	}
 	s.conn, s.srv = srv.ConnectSession(h.server, context.Background(), s, s.id)
 	if t := h.opts.SessionIdleTimeout; t > 0 {
 		s.idle = time.AfterFunc(t, s.expire)
@@ -118,6 +113,58 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 	if !s.srv.Initialized() {
 		s.close()
 	}
+}
+
+// admit adds a session to the table. A full table first sheds idle
+// sessions (no request being served, no stream open): those whose client
+// never completed the handshake, then those idle longest. It answers
+// 503 only when every session is busy, so that a flood of bare
+// initialize requests cannot lock out the clients that come after it.
+func (h *Handler) admit(s *session) (status int, msg string) {
+	for range 3 {
+		h.mu.Lock()
+		if h.closed {
+			h.mu.Unlock()
+			return http.StatusServiceUnavailable, "the server is shutting down"
+		}
+		if len(h.sessions) < h.opts.MaxSessions {
+			h.sessions[s.id] = s
+			h.mu.Unlock()
+			return 0, ""
+		}
+		victims := h.idlest(max(1, h.opts.MaxSessions/64))
+		h.mu.Unlock()
+		if len(victims) == 0 {
+			break
+		}
+		h.log.Warn("streamable: the session table is full: ending idle sessions", "sessions", h.opts.MaxSessions, "ended", len(victims))
+		for _, v := range victims {
+			v.close()
+		}
+	}
+	return http.StatusServiceUnavailable, "too many sessions, all of them busy"
+}
+
+// idlest returns up to n idle sessions, those that never completed the
+// handshake first, then the longest idle. Callers hold h.mu. It sorts
+// the table, but only once every n sessions admitted into a full one.
+func (h *Handler) idlest(n int) []*session {
+	var idle []*session
+	for _, s := range h.sessions {
+		if s.active.Load() == 0 {
+			idle = append(idle, s)
+		}
+	}
+	slices.SortFunc(idle, func(a, b *session) int {
+		if ra, rb := a.ready.Load(), b.ready.Load(); ra != rb {
+			if ra {
+				return 1
+			}
+			return -1
+		}
+		return cmp.Compare(a.lastActive.Load(), b.lastActive.Load())
+	})
+	return idle[:min(n, len(idle))]
 }
 
 // expire ends the session after its idle timeout, unless it is busy.
@@ -168,14 +215,15 @@ func (s *session) shut() {
 	})
 }
 
-// Read gives the Conn the next message a POST delivered.
+// PushesMessages tells the Conn that POSTs hand it their messages
+// (deliver) rather than it reading them: an idle session holds no
+// goroutine (jsonrpcapi.Pusher).
+func (s *session) PushesMessages() {}
+
+// Read is not called: the session pushes its messages.
 func (s *session) Read() (*jsonrpc.Message, error) {
-	select {
-	case m := <-s.in:
-		return m, nil
-	case <-s.closed:
-		return nil, io.EOF
-	}
+	<-s.closed
+	return nil, io.EOF
 }
 
 // Close is called by the Conn when it closes.
@@ -290,7 +338,7 @@ func (s *session) servePost(w http.ResponseWriter, r *http.Request, m *jsonrpc.M
 	if !m.IsRequest() {
 		// "If the server accepts the input, the server MUST return HTTP
 		// status code 202 Accepted with no body."
-		if !s.deliver(r, m) {
+		if !s.deliver(m) {
 			writeError(w, http.StatusNotFound, jsonrpc.ID{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "session closed"})
 			return
 		}
@@ -356,15 +404,11 @@ func (s *session) serveInline(w http.ResponseWriter, st *stream, m *jsonrpc.Mess
 }
 
 // deliver hands a message to the Conn.
-func (s *session) deliver(r *http.Request, m *jsonrpc.Message) bool {
-	select {
-	case s.in <- m:
-		return true
-	case <-s.closed:
-		return false
-	case <-r.Context().Done():
-		return false
+func (s *session) deliver(m *jsonrpc.Message) bool {
+	if m.Method == protocol.NotificationInitialized {
+		s.ready.Store(true)
 	}
+	return rpc.Receive(s.conn, m)
 }
 
 func (s *session) forget(st *stream) {
