@@ -73,10 +73,10 @@ type CallRecord struct {
 	// Error says why the call failed: the tool said so (IsError), it was
 	// denied, its arguments were invalid, the server failed.
 	Error   string `json:"error,omitempty"`
-	IsError bool   `json:"isError,omitempty"`
-	Denied  bool   `json:"denied,omitempty"`
+	IsError bool   `json:"isError,omitzero"`
+	Denied  bool   `json:"denied,omitzero"`
 	// Cut says the result was cut to the size limit.
-	Cut      bool          `json:"cut,omitempty"`
+	Cut      bool          `json:"cut,omitzero"`
 	Started  time.Time     `json:"-"`
 	Duration time.Duration `json:"-"`
 	// Millis is Duration in milliseconds.

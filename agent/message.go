@@ -73,7 +73,7 @@ type ToolResult struct {
 	Content []Part `json:"content"`
 	// IsError says the call failed (the tool said so, it was denied, or
 	// its arguments were invalid).
-	IsError bool `json:"isError,omitempty"`
+	IsError bool `json:"isError,omitzero"`
 }
 
 // Text returns a text part.

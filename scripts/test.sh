@@ -49,4 +49,10 @@ FERRY_NODE="$node22" scripts/conformance.sh
 step "go test (interop with peers we did not write)"
 (cd interop && FERRY_NODE="$node22" go test -count=1 -timeout 15m ./...)
 
+step "go test (the agent on the wire: official SDKs, Ollama's middleware, real MCP servers)"
+# A module of its own, outside go.work: the Ollama module it tests against
+# is heavy (its first build takes minutes), and no other module needs it.
+(cd agent/wiretest && GOWORK=off go mod download && GOWORK=off go vet ./... &&
+	FERRY_NODE="$node22" GOWORK=off go test -count=1 -timeout 10m ./...)
+
 step "all tests passed"

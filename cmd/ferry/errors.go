@@ -43,6 +43,9 @@ func exitCode(err error) int {
 			return exitCode(errs[0])
 		}
 	}
+	if code, ok := agentExitCode(err); ok {
+		return code
+	}
 	var ue *usageError
 	var te *toolError
 	var ce *callError

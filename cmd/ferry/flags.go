@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/ferrymcp/ferry/config"
 )
 
 // cli is one run: the parsed flags and arguments, and what the commands
@@ -33,6 +35,11 @@ type cli struct {
 	verbose                        bool
 	showVersion                    bool
 	serve                          serveFlags
+
+	agentFlags agentFlags
+
+	// files are the configuration files read (for the agent's settings).
+	files []*config.File
 
 	json   bool // output JSON
 	tracer *tracer
@@ -85,6 +92,16 @@ func parseFlags(e *env, args []string) (*cli, error) {
 	fs.StringVar(&o.serve.logFormat, "log-format", "text", "")
 	fs.BoolVar(&o.serve.logRequests, "log-requests", false, "")
 	fs.BoolVar(&o.serve.noMetrics, "no-metrics", false, "")
+	af := &o.agentFlags
+	fs.StringVar(&af.model, "model", "", "")
+	fs.StringVar(&af.baseURL, "base-url", "", "")
+	fs.StringVar(&af.approval, "approval", "", "")
+	fs.StringVar(&af.prompt, "p", "", "")
+	fs.StringVar(&af.system, "system", "", "")
+	fs.IntVar(&af.maxSteps, "max-steps", 0, "")
+	fs.Int64Var(&af.maxTokens, "max-tokens", 0, "")
+	fs.DurationVar(&af.timeLimit, "time-limit", 0, "")
+	fs.BoolVar(&af.resume, "continue", false, "")
 
 	var pos []string
 	for {

@@ -93,6 +93,8 @@ var commands = map[string]func(*cli) error{
 	"prompt":    cmdPrompt,
 	"serve":     cmdServe,
 	"proxy":     cmdProxy,
+	"run":       func(o *cli) error { return cmdRun(background(), o, &o.agentFlags) },
+	"chat":      func(o *cli) error { return cmdChat(background(), o, &o.agentFlags) },
 }
 
 const usage = `ferry: start MCP servers from the configuration files you already have,
@@ -110,6 +112,9 @@ Usage:
   ferry [flags] serve [-- CMD ARGS]          serve the servers over HTTP: all at /mcp,
                                              each at /servers/NAME/mcp (and /sse)
   ferry [flags] proxy URL|NAME               a stdio MCP server that forwards to one server
+  ferry [flags] run -p PROMPT                one turn of a model on the servers' tools: the
+                                             answer, or with --format json every call and the usage
+  ferry [flags] chat                         a conversation with a model that uses the servers' tools
 
 A server without a configuration file:
   ferry tools -- npx -y @modelcontextprotocol/server-everything
@@ -141,6 +146,18 @@ Flags (anywhere before --):
   --separator S         between server and tool in aggregated names (default __)
   --root DIR            offer DIR to servers as a root (repeatable)
   --log-level LEVEL     ask servers for log messages at LEVEL and show them
+  --model PROVIDER/MODEL  run, chat: the model (or FERRY_MODEL, or the configuration's
+                        "agent" settings): openai/gpt-4o, anthropic/claude-sonnet-4-5,
+                        ollama/llama3.2, deepseek/..., dashscope/qwen-plus, ...
+  --base-url URL        run, chat: the provider's address (OpenAI's ends in /v1)
+  --approval MODE       run, chat: ask (at a terminal), auto or deny tool calls and
+                        sampling requests (the configuration's allow/deny lists first)
+  -p PROMPT             run: the prompt (- reads stdin)
+  --system TEXT         run, chat: the system prompt
+  --max-steps N         run, chat: model requests per turn (default 25)
+  --max-tokens N        run, chat: tokens per turn (default: no limit)
+  --time-limit D        run, chat: duration of a turn (default: no limit)
+  --continue            chat: go on with the last conversation
   -v                    show each server's stages and stderr
   --version             print ferry's version
 

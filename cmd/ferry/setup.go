@@ -61,6 +61,7 @@ func (o *cli) loadServers() ([]*config.Server, error) {
 		}
 		files = append(files, f)
 	}
+	o.files = files
 	servers, shadowed := config.Merge(files...)
 	for _, s := range shadowed {
 		o.logf("server %q of %s is hidden by the one of the same name in an earlier file", s.Name, s.Source)
@@ -181,7 +182,12 @@ func (o *cli) startHost(names ...string) (*session, error) {
 }
 
 func (o *cli) startServers(servers []*config.Server, names ...string) (*session, error) {
-	h, err := host.New(servers, o.hostOptions())
+	return o.startServersWith(servers, o.hostOptions(), names...)
+}
+
+// startServersWith is startServers with the host's options.
+func (o *cli) startServersWith(servers []*config.Server, opts *host.Options, names ...string) (*session, error) {
+	h, err := host.New(servers, opts)
 	if err != nil {
 		return nil, usageErrorf("%v", err)
 	}
