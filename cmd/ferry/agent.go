@@ -1,0 +1,250 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ferrymcp/ferry/agent"
+	"github.com/ferrymcp/ferry/agent/providers"
+	"github.com/ferrymcp/ferry/client"
+	"github.com/ferrymcp/ferry/config"
+	"github.com/ferrymcp/ferry/host"
+	"github.com/ferrymcp/ferry/protocol"
+)
+
+// agentFlags are the flags of ferry run and ferry chat.
+type agentFlags struct {
+	model, baseURL, approval, system string
+	maxSteps                         int
+	maxTokens                        int64
+	timeLimit                        time.Duration
+	prompt                           string // run
+	resume                           bool   // chat: go on with the last conversation
+}
+
+// agentRun is what run and chat share: the settings, the model, the
+// servers and the agent.
+type agentRun struct {
+	o        *cli
+	flags    *agentFlags
+	settings *agent.Settings
+	spec     string // PROVIDER/MODEL
+	sess     *session
+	agent    *agent.Agent
+	policy   *agent.Policy
+}
+
+// agentSettings reads the "agent" member of the configuration files of
+// the run (those of --config, or those found), the first file's settings
+// winning.
+func (o *cli) agentSettings() (*agent.Settings, error) {
+	var s *agent.Settings
+	vars := config.DefaultOptions().Vars
+	for _, f := range o.files {
+		fs, err := agent.ReadSettings(f, &vars)
+		if err != nil {
+			return nil, usageErrorf("%v", err)
+		}
+		s = s.Merge(fs)
+	}
+	if s == nil {
+		s = &agent.Settings{}
+	}
+	return s, nil
+}
+
+// modelSpec is the model of the run: --model, else FERRY_MODEL, else the
+// configuration's.
+func (r *agentRun) modelSpec() (string, error) {
+	spec := r.flags.model
+	if spec == "" {
+		spec = os.Getenv("FERRY_MODEL")
+	}
+	if spec == "" {
+		spec = r.settings.Model
+	}
+	if spec == "" {
+		return "", usageErrorf(`no model: give --model PROVIDER/MODEL (such as openai/gpt-4o or anthropic/claude-sonnet-4-5), ` +
+			`set FERRY_MODEL, or set "model" in the configuration's "agent" settings`)
+	}
+	if _, _, err := providers.Split(spec); err != nil {
+		return "", usageErrorf("%v", err)
+	}
+	return spec, nil
+}
+
+// openModel opens a model: its key from the provider's variable or the
+// configuration, its base URL from --base-url or the configuration.
+func (r *agentRun) openModel(spec string) (agent.Model, error) {
+	provider, _, _ := providers.Split(spec)
+	ps := r.settings.Providers[provider]
+	base := r.flags.baseURL
+	if base == "" {
+		base = ps.BaseURL
+	}
+	m, err := providers.Open(spec, providers.Options{APIKey: ps.APIKey, BaseURL: base})
+	if err != nil {
+		var me *agent.ModelError
+		if errors.As(err, &me) {
+			return nil, err
+		}
+		return nil, usageErrorf("%v", err)
+	}
+	return m, nil
+}
+
+// policy builds the approval policy: --approval, else the
+// configuration's, else ask at a terminal (and refuse elsewhere, saying
+// so to the model).
+func (r *agentRun) makePolicy(ask func(ctx context.Context, q *agent.Question) (agent.Answer, error)) (*agent.Policy, error) {
+	mode := r.flags.approval
+	if mode == "" {
+		mode = r.settings.Approval
+	}
+	if mode == "" {
+		mode = string(agent.Ask)
+	}
+	m, err := agent.ParseMode(mode)
+	if err != nil {
+		return nil, usageErrorf("--approval: %v", err)
+	}
+	s := r.settings
+	return &agent.Policy{Mode: m, Allow: s.Allow, Deny: s.Deny, SamplingAllow: s.Sampling.Allow, SamplingDeny: s.Sampling.Deny, Ask: ask}, nil
+}
+
+// startAgent loads the configuration, opens the model, starts the
+// servers with the agent answering their sampling requests, and returns
+// the run. elicit answers the servers' questions; ask the approvals.
+func (o *cli) startAgent(f *agentFlags, watch bool,
+	elicit func(ctx context.Context, server string, p *protocol.ElicitParams) (*protocol.ElicitResult, error),
+	ask func(ctx context.Context, q *agent.Question) (agent.Answer, error)) (*agentRun, error) {
+	servers, err := o.loadServersOrNone()
+	if err != nil {
+		return nil, err
+	}
+	r := &agentRun{o: o, flags: f}
+	if r.settings, err = o.agentSettings(); err != nil {
+		return nil, err
+	}
+	if r.spec, err = r.modelSpec(); err != nil {
+		return nil, err
+	}
+	model, err := r.openModel(r.spec)
+	if err != nil {
+		return nil, err
+	}
+	if r.policy, err = r.makePolicy(ask); err != nil {
+		return nil, err
+	}
+	a := &agent.Agent{Model: model, ModelName: r.spec, Policy: r.policy, System: f.system}
+	if a.System == "" {
+		a.System = r.settings.System
+	}
+	a.Limits = agent.Limits{MaxSteps: firstNonZero(f.maxSteps, r.settings.MaxSteps), MaxTime: f.timeLimit,
+		MaxTokens: firstNonZero(f.maxTokens, r.settings.MaxTokens), MaxResultBytes: r.settings.MaxResultBytes, ContextTokens: r.settings.ContextTokens}
+	r.agent = a
+	opts := o.hostOptions()
+	opts.WatchTools = watch
+	base := opts.Client
+	roots := o.agentRoots()
+	opts.Client = func(server string) *client.Options {
+		co := base(server)
+		co.Sampling = func(ctx context.Context, p *protocol.CreateMessageParams) (*protocol.CreateMessageResult, error) {
+			return a.Sample(ctx, server, p)
+		}
+		co.Elicitation = func(ctx context.Context, p *protocol.ElicitParams) (*protocol.ElicitResult, error) {
+			return elicit(ctx, server, p)
+		}
+		co.ElicitationModes = []string{protocol.ElicitForm, protocol.ElicitURL}
+		co.Roots = func(context.Context) ([]protocol.Root, error) { return roots, nil }
+		return co
+	}
+	sess, err := o.startServersWith(servers, opts)
+	if err != nil {
+		return nil, err
+	}
+	r.sess = sess
+	a.Tools = sess.Host
+	return r, nil
+}
+
+// loadServersOrNone is loadServers, except that an agent may run without
+// any server: no configuration found is not an error.
+func (o *cli) loadServersOrNone() ([]*config.Server, error) {
+	servers, err := o.loadServers()
+	var ue *usageError
+	if err != nil && len(o.configs) == 0 && errors.As(err, &ue) && strings.HasPrefix(ue.msg, "no configuration file found") {
+		return nil, nil
+	}
+	return servers, err
+}
+
+// agentRoots are the roots offered to the servers: --root, else the
+// working directory.
+func (o *cli) agentRoots() []protocol.Root {
+	dirs := []string(o.roots)
+	if len(dirs) == 0 {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil
+		}
+		dirs = []string{wd}
+	}
+	var roots []protocol.Root
+	for _, d := range dirs {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			continue
+		}
+		roots = append(roots, protocol.Root{URI: (&url.URL{Scheme: "file", Path: abs}).String(), Name: filepath.Base(abs)})
+	}
+	return roots
+}
+
+func firstNonZero[T int | int64](a, b T) T {
+	if a != 0 {
+		return a
+	}
+	return b
+}
+
+// agentExitCode maps the agent's errors: a model that refused the key
+// (3), that could not be reached (4), that failed or a limit reached (2).
+func agentExitCode(err error) (int, bool) {
+	if k, ok := agent.ModelErrorKind(err); ok {
+		switch k {
+		case agent.ModelAuth:
+			return exitAuth, true
+		case agent.ModelUnreachable:
+			return exitUnreachable, true
+		}
+		return exitError, true
+	}
+	var le *agent.LimitError
+	if errors.As(err, &le) {
+		return exitError, true
+	}
+	return 0, false
+}
+
+// toolLabel is a tool as people read it: server.tool.
+func toolLabel(c *agent.CallRecord) string {
+	if c.Server != "" {
+		return c.Server + "." + c.Tool
+	}
+	return c.Name
+}
+
+// serverCount says how many servers and tools the agent has.
+func (r *agentRun) serverCount() (servers, tools int) {
+	list, _ := r.sess.Tools(context.Background())
+	return len(r.sess.Servers()), len(list)
+}
+
+// hostTools lists the tools for /tools.
+func (r *agentRun) hostTools(ctx context.Context) ([]host.Tool, error) { return r.sess.Tools(ctx) }

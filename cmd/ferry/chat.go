@@ -1,0 +1,531 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ferrymcp/ferry/agent"
+	"github.com/ferrymcp/ferry/client"
+	"github.com/ferrymcp/ferry/host"
+	"github.com/ferrymcp/ferry/protocol"
+)
+
+// chat is a session of ferry chat.
+type chat struct {
+	o   *cli
+	r   *agentRun
+	in  *input
+	ed  *lineEditor
+	out *screen
+
+	mu         sync.Mutex
+	cancelTurn context.CancelFunc // set while a turn runs
+	lastPath   string             // where the conversation is kept for --continue
+}
+
+// screen serializes what the chat writes on stdout: the streamed answer,
+// the tool calls, the progress line (redrawn in place).
+type screen struct {
+	mu       sync.Mutex
+	w        io.Writer
+	tty      bool
+	col      int  // the cursor is not at the start of a line
+	progress bool // a progress line is drawn
+}
+
+func (s *screen) clearLocked() {
+	if s.progress {
+		fmt.Fprint(s.w, "\r\x1b[K")
+		s.progress = false
+	}
+}
+
+// text writes streamed text.
+func (s *screen) text(t string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clearLocked()
+	fmt.Fprint(s.w, t)
+	if i := strings.LastIndexByte(t, '\n'); i >= 0 {
+		s.col = len(t) - i - 1
+	} else {
+		s.col += len(t)
+	}
+}
+
+// line writes a line of its own.
+func (s *screen) line(format string, a ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clearLocked()
+	if s.col > 0 {
+		fmt.Fprintln(s.w)
+		s.col = 0
+	}
+	fmt.Fprintf(s.w, format+"\n", a...)
+}
+
+// showProgress draws a call's progress on one line, at a terminal.
+func (s *screen) showProgress(label string, p *protocol.ProgressParams) {
+	if !s.tty {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.col > 0 {
+		fmt.Fprintln(s.w)
+		s.col = 0
+	}
+	fmt.Fprint(s.w, "\r\x1b[K"+progressLine(label, p, 24))
+	s.progress = true
+}
+
+// hold runs f with the screen to itself (a question to the user).
+func (s *screen) hold(f func(w io.Writer)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clearLocked()
+	if s.col > 0 {
+		fmt.Fprintln(s.w)
+		s.col = 0
+	}
+	f(s.w)
+}
+
+const chatHelp = `Type a message to talk to the model; it calls the servers' tools as it needs.
+  /tools [SERVER]        the tools the model may call
+  /servers               the servers and their state
+  /prompts               the servers' prompts, used as /SERVER:PROMPT [k=v ...]
+  /SERVER:PROMPT args    add a server's prompt to the conversation and answer it
+  @SERVER:URI            in a message, attaches a server's resource
+  /model [PROVIDER/MODEL] show or change the model
+  /save FILE, /load FILE save or load the conversation (JSON)
+  /clear                 forget the conversation
+  /quit                  leave (Ctrl-D too); Ctrl-C stops the current turn`
+
+// cmdChat runs a chat at the terminal.
+func cmdChat(ctx context.Context, o *cli, f *agentFlags) error {
+	c := &chat{o: o, in: newInput(o.stdin), out: &screen{w: o.stdout, tty: o.stdoutTTY}}
+	dir := stateDir()
+	historyPath := ""
+	if dir != "" {
+		historyPath, c.lastPath = filepath.Join(dir, "chat_history"), filepath.Join(dir, "last-chat.json")
+	}
+	interactive := o.stdinTTY && o.stdoutTTY
+	c.ed = newLineEditor(c.in, o.stdout, int(os.Stdin.Fd()), interactive, o.width, historyPath)
+	var ask func(ctx context.Context, q *agent.Question) (agent.Answer, error)
+	if interactive {
+		ask = c.ask
+	}
+	r, err := o.startAgent(f, true, c.elicit, ask)
+	if err != nil {
+		return err
+	}
+	defer r.sess.Close()
+	c.r = r
+	r.agent.OnEvent = c.event
+	if f.resume && c.lastPath != "" {
+		if conv, err := agent.LoadConversation(c.lastPath); err == nil {
+			r.agent.Conversation = conv
+			c.out.line("(going on with the last conversation: %d messages)", len(conv.Messages))
+		}
+	}
+	c.banner()
+	stop := c.catchInterrupts()
+	defer stop()
+	for {
+		line, err := c.ed.readLine()
+		switch {
+		case errors.Is(err, errInterrupt):
+			c.out.line("(Ctrl-C stops a turn; /quit or Ctrl-D leaves)")
+			continue
+		case errors.Is(err, io.EOF):
+			c.out.line("")
+			return nil
+		case err != nil:
+			return err
+		}
+		if !interactive {
+			c.out.line("%s", line) // echo, for transcripts of piped input
+		}
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		if quit := c.handle(ctx, line); quit {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+	}
+}
+
+func (c *chat) banner() {
+	servers, tools := c.r.serverCount()
+	c.out.line("ferry chat · %s · %d servers, %d tools · approval %s · /help for commands", c.r.spec, servers, tools, c.r.policy.Mode)
+	if err := c.r.sess.startErr; err != nil {
+		c.out.line("! %v", err)
+	}
+}
+
+// catchInterrupts makes Ctrl-C stop the turn that runs, not ferry.
+func (c *chat) catchInterrupts() func() {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-ch:
+				c.mu.Lock()
+				cancel := c.cancelTurn
+				c.mu.Unlock()
+				if cancel != nil {
+					cancel()
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() { signal.Stop(ch); close(done) }
+}
+
+// handle runs a line: a command, or a message for the model. It reports
+// whether the chat ends.
+func (c *chat) handle(ctx context.Context, line string) bool {
+	if strings.HasPrefix(line, "/") {
+		name, rest, _ := strings.Cut(line[1:], " ")
+		rest = strings.TrimSpace(rest)
+		switch name {
+		case "quit", "exit", "q":
+			return true
+		case "help", "?":
+			c.out.line("%s", chatHelp)
+		case "tools":
+			c.listTools(ctx, rest)
+		case "servers":
+			c.listServers()
+		case "prompts":
+			c.listPrompts(ctx)
+		case "clear":
+			c.conversation().Clear()
+			c.out.line("(the conversation is cleared)")
+		case "save":
+			c.save(rest)
+		case "load":
+			c.load(rest)
+		case "model":
+			c.model(rest)
+		default:
+			if server, prompt, ok := strings.Cut(name, ":"); ok {
+				c.usePrompt(ctx, server, prompt, rest)
+				break
+			}
+			c.out.line("unknown command /%s (/help lists them)", name)
+		}
+		return false
+	}
+	parts, err := c.attach(ctx, line)
+	if err != nil {
+		c.out.line("! %v", err)
+		return false
+	}
+	c.turn(ctx, parts...)
+	return false
+}
+
+func (c *chat) conversation() *agent.Conversation {
+	if c.r.agent.Conversation == nil {
+		c.r.agent.Conversation = &agent.Conversation{}
+	}
+	return c.r.agent.Conversation
+}
+
+// turn runs one turn; Ctrl-C cancels it and the calls in flight.
+func (c *chat) turn(ctx context.Context, parts ...agent.Part) {
+	tctx, cancel := context.WithCancel(ctx)
+	c.mu.Lock()
+	c.cancelTurn = cancel
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.cancelTurn = nil
+		c.mu.Unlock()
+		cancel()
+	}()
+	start := time.Now()
+	res, err := c.r.agent.Run(tctx, parts...)
+	switch {
+	case err != nil && tctx.Err() != nil && ctx.Err() == nil:
+		c.out.line("⏹ turn stopped (Ctrl-C); the calls in flight were cancelled")
+	case err != nil:
+		c.out.line("! %v", err)
+	}
+	if res != nil {
+		c.out.line("  · %d in, %d out tokens · %d steps · %.1f s", res.Usage.InputTokens, res.Usage.OutputTokens, res.Steps, time.Since(start).Seconds())
+	}
+	c.keep()
+}
+
+// keep saves the conversation for ferry chat --continue.
+func (c *chat) keep() {
+	if c.lastPath == "" {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(c.lastPath), 0o700); err == nil {
+		conv := c.conversation()
+		conv.Model = c.r.spec
+		conv.Save(c.lastPath)
+	}
+}
+
+// event shows what the agent does.
+func (c *chat) event(e agent.Event) {
+	switch e.Kind {
+	case agent.EventText:
+		c.out.text(e.Text)
+	case agent.EventToolStart:
+		if !e.Call.Denied && e.Call.Error == "" {
+			label := toolLabel(e.Call)
+			c.out.line("  ⚙ %s %s", label, oneLineJSON(e.Call.Arguments, c.width()-5-len(label)))
+		}
+	case agent.EventToolProgress:
+		c.out.showProgress("    "+toolLabel(e.Call), e.Progress)
+	case agent.EventToolEnd:
+		c.out.line("  %s", cutLine(callLine(e.Call), c.width()-3))
+	case agent.EventSampling:
+		c.out.line("  %s", samplingLine(e.Sampling))
+	case agent.EventWarning:
+		c.out.line("! %s", e.Text)
+	case agent.EventToolsChanged:
+		c.out.line("  (the tools changed: +%s −%s)", strings.Join(e.Added, " "), strings.Join(e.Removed, " "))
+	}
+}
+
+// width is the terminal's width, for lines that must fit on one.
+func (c *chat) width() int {
+	if c.o.stdoutTTY && c.o.width != nil {
+		if w := c.o.width(); w > 20 {
+			return w
+		}
+	}
+	return 160
+}
+
+// ask asks for an approval in the middle of a turn.
+func (c *chat) ask(ctx context.Context, q *agent.Question) (agent.Answer, error) {
+	var a agent.Answer
+	var err error
+	c.out.hold(func(w io.Writer) {
+		a, err = askApproval(ctx, w, c.in.readLine, c.r.spec, q)
+	})
+	return a, err
+}
+
+// elicit asks the user a server's question in the middle of a turn.
+func (c *chat) elicit(ctx context.Context, server string, p *protocol.ElicitParams) (*protocol.ElicitResult, error) {
+	if !c.ed.tty {
+		c.out.line("  ferry: server %q asked %q; declined (no terminal to ask)", server, p.Message)
+		return &protocol.ElicitResult{Action: protocol.ElicitDecline}, nil
+	}
+	var res *protocol.ElicitResult
+	var err error
+	c.out.hold(func(w io.Writer) {
+		res, err = askForm(w, bufio.NewReader(c.in.reader(ctx)), server, p)
+	})
+	return res, err
+}
+
+func (c *chat) listTools(ctx context.Context, server string) {
+	tools, err := c.r.hostTools(ctx)
+	for _, t := range tools {
+		if server != "" && t.Server != server {
+			continue
+		}
+		c.out.line("  %-40s %s", t.Name, cutLine(t.Tool.Description, 70))
+	}
+	if err != nil {
+		c.out.line("! %v", err)
+	}
+}
+
+func (c *chat) listServers() {
+	for _, s := range c.r.sess.Servers() {
+		st := s.Status()
+		line := fmt.Sprintf("  %-20s %-8s", s.Name(), st.State)
+		if st.State == host.Ready {
+			line += fmt.Sprintf(" %s %s", st.Info.Name, st.Version)
+		}
+		if st.Err != nil {
+			line += " " + st.Err.Error()
+		}
+		c.out.line("%s", line)
+	}
+}
+
+func (c *chat) listPrompts(ctx context.Context) {
+	for _, s := range c.r.sess.Servers() {
+		s.Do(ctx, func(cl *client.Client) error {
+			prompts, _ := client.Collect(cl.Prompts(ctx))
+			for _, p := range prompts {
+				var args []string
+				for _, a := range p.Arguments {
+					args = append(args, a.Name+"=…")
+				}
+				c.out.line("  /%s:%s %s  %s", s.Name(), p.Name, strings.Join(args, " "), cutLine(p.Description, 60))
+			}
+			return nil
+		})
+	}
+}
+
+// usePrompt adds a server's prompt to the conversation; when it ends with
+// the user's words, the model answers.
+func (c *chat) usePrompt(ctx context.Context, server, name, rest string) {
+	s, err := c.r.sess.Server(server)
+	if err != nil {
+		c.out.line("! %v", err)
+		return
+	}
+	var res *protocol.GetPromptResult
+	err = s.Do(ctx, func(cl *client.Client) error {
+		args, err := promptArgs(ctx, cl, name, rest)
+		if err != nil {
+			return err
+		}
+		res, err = cl.GetPrompt(ctx, name, args)
+		return err
+	})
+	if err != nil {
+		c.out.line("! %v", err)
+		return
+	}
+	msgs := agent.PromptMessages(res)
+	if len(msgs) == 0 {
+		c.out.line("(the prompt is empty)")
+		return
+	}
+	conv := c.conversation()
+	conv.Messages = append(conv.Messages, msgs...)
+	c.out.line("  (prompt %s:%s added: %d messages)", server, name, len(msgs))
+	if msgs[len(msgs)-1].Role == agent.User {
+		c.turn(ctx)
+	}
+}
+
+// promptArgs reads k=v pairs, or, for a prompt of one argument, the whole
+// text as its value.
+func promptArgs(ctx context.Context, cl *client.Client, name, rest string) (map[string]string, error) {
+	args := map[string]string{}
+	if rest == "" {
+		return args, nil
+	}
+	if !strings.Contains(rest, "=") {
+		prompts, err := client.Collect(cl.Prompts(ctx))
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range prompts {
+			if p.Name == name && len(p.Arguments) == 1 {
+				args[p.Arguments[0].Name] = rest
+				return args, nil
+			}
+		}
+		return nil, fmt.Errorf("give the prompt's arguments as k=v")
+	}
+	for _, kv := range strings.Fields(rest) {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, fmt.Errorf("%q: want k=v", kv)
+		}
+		args[k] = v
+	}
+	return args, nil
+}
+
+var attachment = regexp.MustCompile(`@([A-Za-z0-9_.-]+):(\S+)`)
+
+// attach makes a message's parts: its text, then the contents of the
+// resources it names as @SERVER:URI.
+func (c *chat) attach(ctx context.Context, line string) ([]agent.Part, error) {
+	parts := []agent.Part{agent.Text(line)}
+	for _, m := range attachment.FindAllStringSubmatch(line, -1) {
+		s, err := c.r.sess.Server(m[1])
+		if err != nil {
+			continue // not a server: an e-mail address, a handle
+		}
+		var res *protocol.ReadResourceResult
+		err = s.Do(ctx, func(cl *client.Client) error {
+			var err error
+			res, err = cl.ReadResource(ctx, m[2])
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("reading %s from %s: %w", m[2], m[1], err)
+		}
+		parts = append(parts, agent.ResourceParts(res.Contents)...)
+		c.out.line("  (attached %s from %s)", m[2], m[1])
+	}
+	return parts, nil
+}
+
+func (c *chat) save(path string) {
+	if path == "" {
+		c.out.line("! /save FILE")
+		return
+	}
+	conv := c.conversation()
+	conv.Model = c.r.spec
+	if err := conv.Save(path); err != nil {
+		c.out.line("! %v", err)
+		return
+	}
+	c.out.line("(saved %d messages to %s)", len(conv.Messages), path)
+}
+
+func (c *chat) load(path string) {
+	if path == "" {
+		c.out.line("! /load FILE")
+		return
+	}
+	conv, err := agent.LoadConversation(path)
+	if err != nil {
+		c.out.line("! %v", err)
+		return
+	}
+	c.r.agent.Conversation = conv
+	c.out.line("(loaded %d messages from %s, held with %s)", len(conv.Messages), path, orNone(conv.Model))
+}
+
+func (c *chat) model(spec string) {
+	if spec == "" {
+		c.out.line("  %s", c.r.spec)
+		return
+	}
+	m, err := c.r.openModel(spec)
+	if err != nil {
+		c.out.line("! %v", err)
+		return
+	}
+	c.r.agent.Model, c.r.agent.ModelName, c.r.spec = m, spec, spec
+	c.out.line("(the model is now %s)", spec)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "an unknown model"
+	}
+	return s
+}
