@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/jsonrpc"
@@ -403,6 +402,3 @@ func (f *front) listen(ctx context.Context, req *server.Request, next server.Met
 	}
 	return next(ctx, req)
 }
-
-// rawResult is a result already encoded.
-type rawResult = jsontext.Value

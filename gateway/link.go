@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/config"
@@ -235,13 +234,6 @@ func (l *link) unsubscribe(uri string) {
 	go s.cancel()
 }
 
-// subscribed reports whether a client of the link subscribed to uri.
-func (l *link) subscribed(uri string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.subs[uri] != nil
-}
-
 // watch opens, for a stateless server, the subscriptions/listen stream
 // that carries its list changes (legacy servers send them on their own),
 // once per connection.
@@ -322,12 +314,4 @@ func sendLog(sess *server.Session, p *protocol.LoggingMessageParams) {
 	ctx, cancel := context.WithTimeout(context.Background(), notifyTimeout)
 	sess.Notify(ctx, protocol.NotificationMessage, p)
 	cancel()
-}
-
-// rawParams is params as raw JSON, {} when absent.
-func rawParams(v jsontext.Value) jsontext.Value {
-	if len(v) == 0 {
-		return jsontext.Value("{}")
-	}
-	return v
 }

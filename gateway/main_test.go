@@ -37,10 +37,6 @@ type askIn struct {
 	Prompt string `json:"prompt"`
 }
 
-type uriIn struct {
-	URI string `json:"uri"`
-}
-
 // runTestServer serves testServer(name) on stdio, its requests traced to
 // OTLP when OTEL_EXPORTER_OTLP_ENDPOINT says where.
 func runTestServer(name string) int {
