@@ -203,6 +203,14 @@ func (f *front) callTool(ctx context.Context, req *server.Request) (any, error) 
 		if err != nil {
 			return nil, err
 		}
+		if !req.Stateless() || !mayAsk(req.Method) {
+			// The arguments, which alias the request's body, were written
+			// upstream before the answer came, and the call ran within the
+			// request: the transport may read the next request into that
+			// body. (A stateless request that may ask runs apart from its
+			// client request, which may end first.)
+			req.Lend()
+		}
 		result(req, &res.ResultFields)
 		if !req.Stateless() && !protocol.AtLeast(req.ProtocolVersion, protocol.Version20250618) {
 			res.StructuredContent = nil

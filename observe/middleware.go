@@ -13,6 +13,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
@@ -184,44 +185,30 @@ func appendTarget(attrs []attribute.KeyValue, method, target, uri string) []attr
 }
 
 // targetOf picks the name (tools/call, prompts/get) or the URI
-// (resources/*) out of a request's params, reading only their top level.
+// (resources/*) out of a request's params, walking only their top level
+// and copying nothing: a 64 KiB argument costs a scan, not a buffer.
 func targetOf(method string, params jsontext.Value) (name, uri string) {
+	key := ""
 	switch method {
-	case protocol.MethodToolsCall, protocol.MethodPromptsGet, protocol.MethodResourcesRead,
-		protocol.MethodResourcesSubscribe, protocol.MethodResourcesUnsubscribe:
+	case protocol.MethodToolsCall, protocol.MethodPromptsGet:
+		key = "name"
+	case protocol.MethodResourcesRead, protocol.MethodResourcesSubscribe, protocol.MethodResourcesUnsubscribe:
+		key = "uri"
 	default:
 		return "", ""
 	}
-	if len(params) == 0 {
+	raw, ok, err := jsonrpcapi.Member(params, key)
+	if err != nil || !ok || len(raw) == 0 || raw[0] != '"' {
 		return "", ""
 	}
-	d := jsontext.NewDecoder(bytes.NewReader(params))
-	if tok, err := d.ReadToken(); err != nil || tok.Kind() != '{' {
+	v, err := jsonrpcapi.Unquote(raw)
+	if err != nil {
 		return "", ""
 	}
-	for d.PeekKind() == '"' {
-		key, err := d.ReadToken()
-		if err != nil {
-			return name, uri
-		}
-		switch k := key.String(); {
-		case (k == "name" || k == "uri") && d.PeekKind() == '"':
-			v, err := d.ReadToken()
-			if err != nil {
-				return name, uri
-			}
-			if k == "name" {
-				name = v.String()
-			} else {
-				uri = v.String()
-			}
-		default:
-			if d.SkipValue() != nil {
-				return name, uri
-			}
-		}
+	if key == "uri" {
+		return "", v
 	}
-	return name, uri
+	return v, ""
 }
 
 // logRequest writes a request's line: at Debug when it went well, at

@@ -21,6 +21,16 @@ type Middleware func(next MethodHandler) MethodHandler
 // They share the message's memory, as [Request.RawMeta] does.
 func (r *Request) Params() jsontext.Value { return r.msg.Params }
 
+// Lend is middleware's [Options.LendToolArguments] for one request it
+// answers itself: its promise that, once the result it returns has been
+// encoded, nothing it kept or started refers to the request's memory (the
+// params, RawMeta, strings decoded from them). Transports that read each
+// request into a buffer of their own (Streamable HTTP) then reuse that
+// buffer for the next request. A gateway that forwards a tool call and
+// has its answer makes the promise: the arguments it passed on were
+// written upstream before the answer came.
+func (r *Request) Lend() { r.msg.Borrowed = true }
+
 // handle serves r through the middleware.
 func (s *Server) handle(ctx context.Context, r *Request) (any, error) {
 	if s.chain == nil {

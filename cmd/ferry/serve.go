@@ -127,8 +127,13 @@ func cmdServe(o *cli) error {
 			}
 		}
 	}()
-	return g.Serve(run, ln, &gateway.ServeOptions{Drain: f.drain})
+	err = g.Serve(run, ln, &gateway.ServeOptions{Drain: f.drain})
+	stopProfile()
+	return err
 }
+
+// stopProfile ends a profile of the run (see profile.go).
+var stopProfile = func() {}
 
 // reload reads the configuration again and applies it.
 func reload(o *cli, g *gateway.Gateway, log *slog.Logger) {
