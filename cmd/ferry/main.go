@@ -173,7 +173,8 @@ Flags of ferry serve:
   --max-sessions N, --max-session-processes N   bounds (10000, 100)
   --log-format text|json, --log-requests, --no-metrics
   SIGHUP reads the configuration again; SIGTERM stops in order. Traces go
-  over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+  over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set. --max-timeout bounds a
+  call to a server (--timeout, an idle bound, is left to the clients).
 
 Exit codes:
   0 ok   1 usage or configuration error   2 other error   3 authentication refused

@@ -72,8 +72,12 @@ func cmdServe(o *cli) error {
 		Isolate:             f.isolate,
 		MaxSessionProcesses: f.maxProcs,
 		Host: host.Options{
-			ConnectTimeout:    o.connectTO,
-			RequestTimeout:    negIfZero(o.timeout),
+			ConnectTimeout: o.connectTO,
+			// A gateway's client has timeouts of its own and cancels what
+			// it gives up on; the gateway bounds an upstream call by
+			// --max-timeout only, without an idle timer per call (a tool
+			// may work for minutes without progress).
+			RequestTimeout:    -1,
 			MaxRequestTimeout: negIfZero(o.maxTimeout),
 			Logger:            log,
 			Stderr:            func(server string) io.Writer { return &prefixWriter{w: o.stderr, prefix: "[" + server + "] "} },
