@@ -32,6 +32,9 @@ const (
 	HTTP Transport = "http"
 	// SSE is the HTTP+SSE transport of 2024-11-05.
 	SSE Transport = "sse"
+	// WebSocket is MCP over a WebSocket (subprotocol "mcp"): a ws:// or
+	// wss:// URL.
+	WebSocket Transport = "websocket"
 )
 
 // Server is one server entry.

@@ -41,7 +41,7 @@ func FuzzParse(f *testing.F) {
 				if s.Command == "" {
 					t.Fatalf("stdio server %q without a command", s.Name)
 				}
-			case HTTP, SSE:
+			case HTTP, SSE, WebSocket:
 				if s.URL == "" {
 					t.Fatalf("%s server %q without a URL", s.Transport, s.Name)
 				}

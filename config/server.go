@@ -138,6 +138,8 @@ func (e *entry) read(s *Server) {
 		e.fail("", errors.New(`has both "command" and a URL: set "type" to say which to use`))
 	case s.Command != "":
 		s.Transport = Stdio
+	case s.URL != "" && (strings.HasPrefix(s.URL, "ws://") || strings.HasPrefix(s.URL, "wss://")):
+		s.Transport = WebSocket
 	case s.URL != "":
 		s.Transport = HTTP
 	default:
@@ -167,6 +169,13 @@ func (e *entry) check(s *Server) {
 			e.fail(e.urlKey, err)
 		} else if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 			e.fail(e.urlKey, fmt.Errorf("%q is not an http or https URL", s.URL))
+		}
+	case WebSocket:
+		u, err := url.Parse(s.URL)
+		if err != nil {
+			e.fail(e.urlKey, err)
+		} else if u.Scheme != "ws" && u.Scheme != "wss" || u.Host == "" {
+			e.fail(e.urlKey, fmt.Errorf("%q is not a ws or wss URL", s.URL))
 		}
 	}
 }
@@ -208,9 +217,9 @@ func parseTransport(t string) (Transport, error) {
 	case "sse":
 		return SSE, nil
 	case "ws", "websocket":
-		return "", fmt.Errorf("transport %q is not supported (stdio, http, sse)", t)
+		return WebSocket, nil
 	}
-	return "", fmt.Errorf("unknown transport %q (stdio, http, streamable-http, sse)", t)
+	return "", fmt.Errorf("unknown transport %q (stdio, http, streamable-http, sse, websocket)", t)
 }
 
 // unwrapCmd drops a Windows "cmd /c" wrapper, which configurations shared

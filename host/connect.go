@@ -16,6 +16,7 @@ import (
 	"github.com/ferrymcp/ferry/transport/sse"
 	"github.com/ferrymcp/ferry/transport/stdio"
 	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/websocket"
 )
 
 // connect starts the server and runs the handshake, within the connect
@@ -161,6 +162,10 @@ func (s *Server) open(ctx context.Context) (stream jsonrpc.Stream, cs *stdio.Cli
 	case config.HTTP:
 		return s.openHTTP(ctx, func(hc *http.Client, h http.Header) (jsonrpc.Stream, error) {
 			return (&streamable.Transport{URL: cfg.URL, Client: hc, Header: h, Logger: s.h.opts.Logger}).Open(ctx)
+		})
+	case config.WebSocket:
+		return s.openHTTP(ctx, func(hc *http.Client, h http.Header) (jsonrpc.Stream, error) {
+			return (&websocket.Transport{URL: cfg.URL, Client: hc, Header: h, Logger: s.h.opts.Logger}).Open(ctx)
 		})
 	case config.SSE:
 		return s.openHTTP(ctx, func(hc *http.Client, h http.Header) (jsonrpc.Stream, error) {

@@ -106,6 +106,9 @@ func (o *cli) adhocServer() (*config.Server, error) {
 	if o.sse {
 		s.Transport = config.SSE
 	}
+	if isWebSocketURL(raw) {
+		s.Transport = config.WebSocket
+	}
 	for _, h := range o.headers {
 		k, v, ok := strings.Cut(h, ":")
 		if !ok || strings.TrimSpace(k) == "" {
@@ -120,7 +123,11 @@ func (o *cli) adhocServer() (*config.Server, error) {
 }
 
 func isURL(s string) bool {
-	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
+	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") || isWebSocketURL(s)
+}
+
+func isWebSocketURL(s string) bool {
+	return strings.HasPrefix(s, "ws://") || strings.HasPrefix(s, "wss://")
 }
 
 // adhocName names a server from its command line: the package a runner
