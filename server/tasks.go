@@ -43,6 +43,14 @@ type TaskOptions struct {
 	// PollInterval is the interval between polls suggested to clients
 	// (default 500 ms).
 	PollInterval time.Duration
+	// Owner binds tasks to who created them ("When an authorization
+	// context is provided, receivers MUST bind tasks to said context"):
+	// it names the caller of a request, e.g. from the authorization
+	// middleware's context; a task is then reached (get, update, cancel,
+	// result) and listed only by requests with the same owner. Nil: a
+	// task is reached by its id alone, and a 2025-11-25 session lists
+	// the tasks it created.
+	Owner func(ctx context.Context, req *Request) string
 }
 
 // taskManager holds the tasks running in this server: their state is in
@@ -179,9 +187,7 @@ func (s *Server) startTask(ctx context.Context, r *Request, e *toolEntry, args j
 		waiting: map[string]chan jsontext.Value{}, used: map[string]bool{},
 		state: &TaskState{ID: newTaskID(), Stateless: r.stateless, Status: protocol.TaskWorking,
 			CreatedAt: now, UpdatedAt: now, TTL: ttl, PollInterval: m.opts.PollInterval}}
-	if r.Session != nil {
-		run.state.Owner = sessionOwner(r.Session)
-	}
+	run.state.Owner = s.taskOwner(ctx, r)
 	detach(r, args)
 	args = r.toolCall.Arguments
 	if len(args) == 0 {
@@ -559,6 +565,17 @@ func newTaskID() string {
 	b := make([]byte, 16)
 	rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// taskOwner is the owner of the tasks a request creates and lists.
+func (s *Server) taskOwner(ctx context.Context, r *Request) string {
+	if f := s.taskMgr().opts.Owner; f != nil {
+		return f(ctx, r)
+	}
+	if r.Session != nil {
+		return sessionOwner(r.Session)
+	}
+	return ""
 }
 
 // sessionOwner names a legacy session as the owner of its tasks.

@@ -39,6 +39,10 @@ func (s *Server) tasksMethod(ctx context.Context, r *Request, params jsontext.Va
 	if err != nil {
 		return nil, err
 	}
+	if s.taskMgr().opts.Owner != nil && st.Owner != s.taskOwner(ctx, r) {
+		// Another caller's task is as good as unknown.
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Failed to retrieve task: Task not found")
+	}
 	switch r.Method {
 	case protocol.MethodTasksGet:
 		if r.stateless {
@@ -148,10 +152,11 @@ func (s *Server) listTasks(ctx context.Context, r *Request, params jsontext.Valu
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
 	}
-	if r.Session == nil {
+	owner := s.taskOwner(ctx, r)
+	if owner == "" {
 		return &protocol.ListTasksResult{Tasks: []protocol.Task{}}, nil
 	}
-	sts, next, err := s.taskMgr().opts.Store.List(ctx, sessionOwner(r.Session), p.Cursor, s.opts.PageSize)
+	sts, next, err := s.taskMgr().opts.Store.List(ctx, owner, p.Cursor, s.opts.PageSize)
 	if errors.Is(err, ErrTaskNotFound) {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid cursor")
 	}

@@ -44,6 +44,8 @@ type cli struct {
 	json   bool // output JSON
 	tracer *tracer
 	term   *terminal
+	task   bool // call --task: let the server run the call as a task
+	wait   bool // tasks SERVER ID --wait
 }
 
 type listFlag []string
@@ -79,6 +81,8 @@ func parseFlags(e *env, args []string) (*cli, error) {
 	fs.StringVar(&o.logLevel, "log-level", "", "")
 	fs.BoolVar(&o.verbose, "v", false, "")
 	fs.BoolVar(&o.showVersion, "version", false, "")
+	fs.BoolVar(&o.task, "task", false, "")
+	fs.BoolVar(&o.wait, "wait", false, "")
 	// ferry serve
 	fs.StringVar(&o.serve.addr, "addr", "127.0.0.1:8000", "")
 	fs.StringVar(&o.serve.tokenFile, "token-file", "", "")

@@ -95,6 +95,7 @@ var commands = map[string]func(*cli) error{
 	"proxy":     cmdProxy,
 	"run":       func(o *cli) error { return cmdRun(background(), o, &o.agentFlags) },
 	"chat":      func(o *cli) error { return cmdChat(background(), o, &o.agentFlags) },
+	"tasks":     cmdTasks,
 }
 
 const usage = `ferry: start MCP servers from the configuration files you already have,
@@ -105,6 +106,11 @@ Usage:
   ferry [flags] tools [SERVER]               the tools of every server, or of one
   ferry [flags] call SERVER.TOOL [k=v ...]   call a tool (values coerced by its input schema;
                                              k:=JSON for a raw JSON value)
+  ferry [flags] call --task SERVER.TOOL ...  let the server run the call as a task: its status
+                                             as it changes, then the result; Ctrl-C asks
+                                             whether to cancel it or leave it running
+  ferry [flags] tasks SERVER [TASKID]        a server's tasks (2025-11-25), or one task's
+                                             status or result (--wait: wait for it)
   ferry [flags] resources [SERVER]           resources and resource templates
   ferry [flags] read URI                     read a resource (--server to pick the server)
   ferry [flags] prompts [SERVER]             prompts

@@ -180,7 +180,12 @@ func cmdCall(o *cli) error {
 	}
 	label := srv.Name() + "." + toolName
 	ctx = client.WithProgress(ctx, func(p *protocol.ProgressParams) { o.term.showProgress(label, p) })
-	res, err := srv.CallTool(ctx, &protocol.CallToolParams{Name: toolName, Arguments: args})
+	var res *protocol.CallToolResult
+	if o.task {
+		res, err = o.callTask(ctx, srv, toolName, args)
+	} else {
+		res, err = srv.CallTool(ctx, &protocol.CallToolParams{Name: toolName, Arguments: args})
+	}
 	o.term.clearProgress()
 	if err != nil {
 		var rpc *jsonrpc.Error

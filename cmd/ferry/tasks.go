@@ -1,0 +1,222 @@
+package main
+
+// ferry call --task and ferry tasks: tool calls that run as tasks on the
+// server (the tasks extension of 2026-07-28, the experimental tasks of
+// 2025-11-25), followed as they go, left running or cancelled on Ctrl-C,
+// and found again from another process by their id.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ferrymcp/ferry/client"
+	"github.com/ferrymcp/ferry/host"
+	"github.com/ferrymcp/ferry/protocol"
+)
+
+// callTask calls a tool as a task and follows it to its result.
+func (o *cli) callTask(ctx context.Context, srv *host.Server, tool string, args any) (*protocol.CallToolResult, error) {
+	c, err := srv.Client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	label := srv.Name() + "." + tool
+	sigs := notifyInterrupt()
+	defer signal.Stop(sigs)
+	ctx = client.WithProgress(ctx, func(p *protocol.ProgressParams) { o.term.showProgress(label, p) })
+	task, res, err := c.CallAsTask(ctx, tool, args, nil)
+	if err != nil || task == nil {
+		return res, err
+	}
+	o.term.printf("%s: task %s %s\n", label, task.TaskID, statusText(task))
+	return o.followTask(ctx, c, sigs, srv.Name(), task.TaskID, label, statusText(task))
+}
+
+// followTask waits for a task, showing its status as it changes. Ctrl-C
+// asks whether to cancel the task or leave it running.
+func (o *cli) followTask(ctx context.Context, c *client.Client, sigs <-chan os.Signal, server, id, label, last string) (*protocol.CallToolResult, error) {
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	go func() {
+		select {
+		case <-sigs:
+			stop(errInterrupted)
+		case <-ctx.Done():
+		}
+	}()
+	res, err := c.WaitTask(ctx, id, &client.WaitOptions{OnStatus: func(t *protocol.DetailedTask) {
+		if s := statusText(t); s != last {
+			last = s
+			o.term.printf("%s: task %s %s\n", label, t.TaskID, s)
+		}
+	}})
+	if !errors.Is(err, errInterrupted) {
+		return res, taskError(err)
+	}
+	// Interrupted: the task is the server's, ask what to do with it.
+	if o.term.ask && o.term.confirm(fmt.Sprintf("Cancel task %s on the server? [y/N] ", id)) {
+		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := c.CancelTask(cctx, id); err != nil {
+			return nil, fmt.Errorf("cancelling task %s: %w", id, err)
+		}
+		o.term.printf("%s: task %s cancelled\n", label, id)
+		return nil, errInterrupted
+	}
+	o.term.printf("%s: task %s left running; its result: ferry tasks %s %s\n", label, id, server, id)
+	return nil, errInterrupted
+}
+
+var errInterrupted = errors.New("interrupted")
+
+// notifyInterrupt catches Ctrl-C (and SIGTERM) from now on, so that a
+// task already created is never abandoned without a word.
+func notifyInterrupt() chan os.Signal {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	return sigs
+}
+
+// taskError turns a failed task into the command's error.
+func taskError(err error) error {
+	var tf *client.TaskFailedError
+	if errors.As(err, &tf) {
+		return &callError{err}
+	}
+	return err
+}
+
+func statusText(t *protocol.DetailedTask) string {
+	s := t.Status
+	if t.StatusMessage != "" {
+		s += ": " + t.StatusMessage
+	}
+	return s
+}
+
+// confirm asks a yes/no question on the terminal; no is the default.
+func (t *terminal) confirm(question string) bool {
+	t.printf("%s", question)
+	line, _ := t.in.ReadString('\n')
+	a := strings.ToLower(strings.TrimSpace(line))
+	return a == "y" || a == "yes"
+}
+
+// cmdTasks is ferry tasks SERVER [TASKID]: the server's tasks (2025-11-25
+// sessions; the tasks extension has no tasks/list), or one task, waited
+// for with --wait.
+func cmdTasks(o *cli) error {
+	servers, err := o.loadServers()
+	if err != nil {
+		return err
+	}
+	name, id := "", ""
+	switch len(o.args) {
+	case 0:
+		if len(servers) != 1 {
+			return usageErrorf("tasks needs a server: ferry tasks SERVER [TASKID] [--wait]")
+		}
+		name = servers[0].Name
+	case 1:
+		if len(servers) == 1 && servers[0].Source == "command line" {
+			name, id = servers[0].Name, o.args[0]
+		} else {
+			name = o.args[0]
+		}
+	default:
+		name, id = o.args[0], o.args[1]
+	}
+	sess, err := o.startServers(servers, name)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	srv, err := sess.Server(name)
+	if sess.startErr != nil {
+		return sess.startErr
+	}
+	if err != nil {
+		return err
+	}
+	ctx := background()
+	c, err := srv.Client(ctx)
+	if err != nil {
+		return err
+	}
+	if id == "" {
+		return o.listTasks(ctx, c, name)
+	}
+	if o.wait {
+		sigs := notifyInterrupt()
+		defer signal.Stop(sigs)
+		res, err := o.followTask(ctx, c, sigs, name, id, name, "")
+		if err != nil {
+			return err
+		}
+		return o.showResult(res, name, id)
+	}
+	t, err := c.GetTask(ctx, id)
+	if err != nil {
+		return err
+	}
+	if t.Status == protocol.TaskCompleted || (!c.Stateless() && protocol.Terminal(t.Status)) {
+		res, err := c.WaitTask(ctx, id, nil)
+		if err != nil {
+			return taskError(err)
+		}
+		return o.showResult(res, name, id)
+	}
+	if o.json {
+		return o.printJSON(t)
+	}
+	fmt.Fprintf(o.stdout, "%s %s\n", t.TaskID, statusText(t))
+	if t.Status == protocol.TaskFailed && len(t.Error) > 0 {
+		return &callError{fmt.Errorf("task %s failed: %s", id, t.Error)}
+	}
+	return nil
+}
+
+func (o *cli) showResult(res *protocol.CallToolResult, server, id string) error {
+	if o.json {
+		if err := o.printJSON(res); err != nil {
+			return err
+		}
+	} else {
+		o.printResult(res)
+	}
+	if res.IsError {
+		return &toolError{server: server, tool: "task " + id, text: firstText(res.Content)}
+	}
+	return nil
+}
+
+func (o *cli) listTasks(ctx context.Context, c *client.Client, server string) error {
+	var all []protocol.Task
+	cursor := ""
+	for {
+		page, err := c.ListTasks(ctx, cursor)
+		if errors.Is(err, client.ErrNoTasks) {
+			return usageErrorf("server %q cannot list its tasks (%v); name the task: ferry tasks %s TASKID", server, err, server)
+		}
+		if err != nil {
+			return err
+		}
+		all = append(all, page.Tasks...)
+		if cursor = page.NextCursor; cursor == "" {
+			break
+		}
+	}
+	if o.json {
+		return o.printJSON(all)
+	}
+	for _, t := range all {
+		fmt.Fprintf(o.stdout, "%s  %-14s %s  %s\n", t.TaskID, t.Status, t.CreatedAt, t.StatusMessage)
+	}
+	return nil
+}
