@@ -44,6 +44,7 @@ type ClientStream struct {
 	copyStderr io.Writer
 
 	closeTimeout, termTimeout time.Duration
+	exitWait                  time.Duration // for gone: exitWait, longer in tests
 
 	wg         sync.WaitGroup // the wait and stderr goroutines
 	done       chan struct{}  // closed once the child has been reaped
@@ -98,12 +99,12 @@ func (s *ClientStream) endOfInput(err error) error {
 }
 
 // gone is the one place that builds the *[ExitError] of a server that is
-// gone, whichever pipe noticed first: it waits, up to exitWait in all,
+// gone, whichever pipe noticed first: it waits, up to s.exitWait in all,
 // for the server to be reaped and for the end of its stderr, so that
 // the error carries both its exit status and what it said before it
 // went.
 func (s *ClientStream) gone() *ExitError {
-	t := time.NewTimer(exitWait)
+	t := time.NewTimer(s.exitWait)
 	defer t.Stop()
 	for _, ch := range []chan struct{}{s.done, s.stderrDone} {
 		select {

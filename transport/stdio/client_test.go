@@ -302,6 +302,9 @@ func TestClientWriteToExitedServer(t *testing.T) {
 			lines := make(lineCollector, 16)
 			s := connect(t, &Command{Path: "/bin/sh", Args: []string{"-c", tc.script}, Stderr: lines})
 			defer s.Close()
+			// What is waited for comes 30 ms late: on a loaded machine,
+			// later than the 100 ms the stream waits at most.
+			s.exitWait = 10 * time.Second
 			if tc.waitDone {
 				<-s.Done()
 			} else {

@@ -124,6 +124,7 @@ func (c *Command) Connect(ctx context.Context) (*ClientStream, error) {
 		copyStderr:   c.Stderr,
 		closeTimeout: positive(c.CloseTimeout, DefaultCloseTimeout),
 		termTimeout:  positive(c.TermTimeout, DefaultTermTimeout),
+		exitWait:     exitWait,
 		done:         make(chan struct{}),
 		stderrDone:   make(chan struct{}),
 		stdoutEOF:    make(chan struct{}),
