@@ -36,7 +36,8 @@ func (s *Server) handleMessage(ctx context.Context, m *jsonrpc.Message, sess *Se
 // serveMessage is handleMessage before the result is made a body.
 func (s *Server) serveMessage(ctx context.Context, m *jsonrpc.Message, sess *Session, peer serverapi.Peer) (any, error) {
 	if m.IsNotification() {
-		s.notification(ctx, m, sess)
+		r := s.sessionRequest(m, sess, peer)
+		s.handle(r.withOrigin(ctx), r)
 		return nil, nil
 	}
 	if sess == nil {
@@ -56,17 +57,12 @@ func (s *Server) serveMessage(ctx context.Context, m *jsonrpc.Message, sess *Ses
 		}
 		return s.statelessRequest(ctx, m, peer)
 	}
-	switch m.Method {
-	case protocol.MethodInitialize:
-		return s.handleInitialize(m, sess)
-	case protocol.MethodPing:
-		return &protocol.EmptyResult{}, nil
-	}
-	if sess == nil || !sess.Initialized() {
+	if m.Method != protocol.MethodInitialize && m.Method != protocol.MethodPing && !sess.Initialized() {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams,
 			"request without %s in _meta: stateless clients must send the protocol version with every request; legacy clients must send initialize first", protocol.MetaProtocolVersion)
 	}
-	return s.legacyRequest(ctx, m, sess, peer)
+	r := s.sessionRequest(m, sess, peer)
+	return s.handle(r.withOrigin(ctx), r)
 }
 
 // metaCache remembers the last few _meta objects decoded: a client sends
@@ -163,7 +159,10 @@ func (s *Server) handleInitialize(m *jsonrpc.Message, sess *Session) (any, error
 	return s.initialize(sess, &p), nil
 }
 
-func (s *Server) notification(ctx context.Context, m *jsonrpc.Message, sess *Session) {
+// notification serves a notification of a client, through r, whose ID is
+// not valid.
+func (s *Server) notification(ctx context.Context, r *Request) {
+	m, sess := r.msg, r.Session
 	switch m.Method {
 	case protocol.NotificationInitialized:
 		if sess != nil {
@@ -177,6 +176,10 @@ func (s *Server) notification(ctx context.Context, m *jsonrpc.Message, sess *Ses
 	case protocol.NotificationRootsListChanged:
 		if h := s.opts.RootsListChangedHandler; sess != nil && h != nil {
 			h(ctx, sess)
+		}
+	default:
+		if h := s.customMethod(m.Method); h != nil {
+			h(ctx, r)
 		}
 	}
 }
@@ -206,6 +209,7 @@ func (s *Server) statelessRequest(ctx context.Context, m *jsonrpc.Message, peer 
 	}}
 	r := &both.r
 	r.mrtrState = &both.m
+	ctx = r.withOrigin(ctx)
 	if meta.ClientInfo != nil {
 		r.ClientInfo = *meta.ClientInfo
 	}
@@ -230,15 +234,18 @@ func (s *Server) statelessMethod(ctx context.Context, r *Request) (any, error) {
 	return s.serve(ctx, r, r.msg.Params)
 }
 
-func (s *Server) legacyRequest(ctx context.Context, m *jsonrpc.Message, sess *Session, peer serverapi.Peer) (any, error) {
-	sess.mu.Lock()
-	r := &Request{
-		ID: m.ID, Method: m.Method, ProtocolVersion: sess.version,
-		ClientInfo: sess.clientInfo, ClientCapabilities: sess.clientCaps, Session: sess, RawMeta: m.Meta.Raw,
-		server: s, peer: peer, msg: m, progressToken: m.Meta.ProgressToken,
+// sessionRequest is the Request of a message of a legacy session that is
+// not stateless: a request of the session, its initialize or ping, or a
+// notification (of a sessionless HTTP request too: sess is then nil).
+func (s *Server) sessionRequest(m *jsonrpc.Message, sess *Session, peer serverapi.Peer) *Request {
+	r := &Request{ID: m.ID, Method: m.Method, Session: sess, RawMeta: m.Meta.Raw,
+		server: s, peer: peer, msg: m, progressToken: m.Meta.ProgressToken, stateless: sess == nil}
+	if sess != nil {
+		sess.mu.Lock()
+		r.ProtocolVersion, r.ClientInfo, r.ClientCapabilities = sess.version, sess.clientInfo, sess.clientCaps
+		sess.mu.Unlock()
 	}
-	sess.mu.Unlock()
-	return s.handle(ctx, r)
+	return r
 }
 
 // legacyMethod serves a request of an initialized legacy session once its
@@ -246,6 +253,10 @@ func (s *Server) legacyRequest(ctx context.Context, m *jsonrpc.Message, sess *Se
 func (s *Server) legacyMethod(ctx context.Context, r *Request) (any, error) {
 	sess, m := r.Session, r.msg
 	switch m.Method {
+	case protocol.MethodInitialize:
+		return s.handleInitialize(m, sess)
+	case protocol.MethodPing:
+		return &protocol.EmptyResult{}, nil
 	case protocol.MethodSetLevel:
 		var p protocol.SetLevelParams
 		if err := decodeParams(m.Params, &p); err != nil {
@@ -285,6 +296,9 @@ func (s *Server) serve(ctx context.Context, r *Request, params jsontext.Value) (
 		return s.complete(ctx, r, params)
 	case protocol.MethodTasksGet, protocol.MethodTasksUpdate, protocol.MethodTasksCancel, protocol.MethodTasksResult, protocol.MethodTasksList:
 		return s.tasksMethod(ctx, r, params)
+	}
+	if h := s.customMethod(r.Method); h != nil {
+		return h(ctx, r)
 	}
 	return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "method not found: %s", r.Method)
 }

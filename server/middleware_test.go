@@ -2,8 +2,11 @@ package server_test
 
 import (
 	"context"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/jsonrpc"
@@ -12,14 +15,18 @@ import (
 	"github.com/ferrymcp/ferry/transport/memory"
 )
 
-// Middleware sees every request after the era is settled, in order, and
-// may answer one itself.
+// Middleware sees every request and notification after the era is
+// settled (a legacy session's initialize too), in order, and may answer
+// one itself.
 func TestMiddleware(t *testing.T) {
+	var mu sync.Mutex
 	var seen []string
 	record := func(tag string) server.Middleware {
 		return func(next server.MethodHandler) server.MethodHandler {
 			return func(ctx context.Context, req *server.Request) (any, error) {
+				mu.Lock()
 				seen = append(seen, tag+" "+req.Method)
+				mu.Unlock()
 				return next(ctx, req)
 			}
 		}
@@ -41,7 +48,9 @@ func TestMiddleware(t *testing.T) {
 		return in.Message, nil
 	})
 	for _, version := range []string{protocol.LatestLegacyVersion, protocol.Version20260728} {
+		mu.Lock()
 		seen = nil
+		mu.Unlock()
 		a, b := memory.NewPipe(jsonrpc.Limits{})
 		ctx, cancel := context.WithCancel(context.Background())
 		go s.Run(ctx, a)
@@ -60,8 +69,28 @@ func TestMiddleware(t *testing.T) {
 		want := []string{"outer tools/call", "inner tools/call", "outer tools/call", "inner tools/call"}
 		if version == protocol.Version20260728 {
 			want = append([]string{"outer server/discover", "inner server/discover"}, want...)
+		} else {
+			// The initialized notification is served in order with the
+			// notifications, maybe after the first call has started.
+			want = append([]string{"outer initialize", "inner initialize",
+				"outer notifications/initialized", "inner notifications/initialized"}, want...)
+			for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+				mu.Lock()
+				n := len(seen)
+				mu.Unlock()
+				if n >= len(want) {
+					break
+				}
+			}
+			mu.Lock()
+			slices.Sort(seen)
+			mu.Unlock()
+			slices.Sort(want)
 		}
-		if strings.Join(seen, ",") != strings.Join(want, ",") {
+		mu.Lock()
+		got := strings.Join(seen, ",")
+		mu.Unlock()
+		if got != strings.Join(want, ",") {
 			t.Errorf("%s: middleware saw %v, want %v", version, seen, want)
 		}
 		c.Close()

@@ -37,6 +37,7 @@ type Request struct {
 	URIVars map[string]string
 
 	server        *Server
+	oc            originCtx // the handler's context (Context), and the HTTP request's (origin): see Header
 	peer          serverapi.Peer
 	msg           *jsonrpc.Message // as decoded: Meta has what was picked out of params
 	progressToken jsontext.Value
@@ -60,6 +61,37 @@ type Request struct {
 // Stateless reports whether the request uses a stateless revision
 // (2026-07-28 or later).
 func (r *Request) Stateless() bool { return r.stateless }
+
+// Header returns the header of the HTTP request that carried the message
+// (an http.Header, whose keys are in canonical form: convert it with
+// http.Header(req.Header()) to use Get), in both eras: the POST of a
+// stateless request, or the POST of a legacy session's Streamable HTTP or
+// HTTP+SSE message. It is nil for messages that came on a stream (stdio,
+// in-memory). The server package does not link net/http.
+//
+// The calling identity reaches handlers the way net/http's middleware
+// passes it on: an HTTP middleware in front of the transport's handler
+// validates the caller (a bearer token, say) and puts what it learnt in
+// the request's context with context.WithValue; the handler (and server
+// [Middleware]) finds it with ctx.Value, in both eras. In the stateless
+// era the handler's context descends from the POST's; in a legacy
+// session, whose requests run on the session's context, ferry adds the
+// POST's values to it, behind the session's own (over HTTP+SSE, those of
+// the GET that opened the session), and not the POST's cancellation ("the
+// disconnection SHOULD NOT be interpreted as the client cancelling its
+// request"). The header is there for what only it carries; a middleware
+// that consumed a credential may delete it first.
+func (r *Request) Header() map[string][]string {
+	var ctx context.Context = &r.oc
+	if r.oc.origin == nil {
+		ctx = r.oc.Context
+	}
+	if ctx == nil {
+		return nil
+	}
+	h, _ := serverapi.HeaderOf(ctx)
+	return h
+}
 
 // Server returns the server handling the request.
 func (r *Request) Server() *Server { return r.server }

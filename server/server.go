@@ -130,7 +130,8 @@ type Server struct {
 	listeners  map[*listener]struct{}
 	completers map[completerKey]Completer
 	metas      metaCache
-	chain      MethodHandler // the middleware around method; nil without any
+	chain      MethodHandler            // the middleware around method; nil without any
+	methods    map[string]MethodHandler // custom methods (HandleMethod)
 	closed     chan struct{}
 	closeOnce  sync.Once
 	tasks      taskManager // tool calls running as tasks

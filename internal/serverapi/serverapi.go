@@ -55,6 +55,33 @@ type Server[S, Sess any] struct {
 	ToolHeaders func(s S, name string) ([]mcpheader.Param, bool)
 }
 
+// Origin is the context of the HTTP request that carried a message, with
+// the request's header (an http.Header), for server.Request.Header. An
+// HTTP transport gives one to HandleMessage as its context, or sets it as
+// the message's Context; it may be part of a larger allocation.
+type Origin struct {
+	context.Context
+	Header map[string][]string
+}
+
+// headerKey is the context key of an Origin's header.
+type headerKey struct{}
+
+// Value returns the header for headerKey, else the request context's
+// value.
+func (o *Origin) Value(key any) any {
+	if _, ok := key.(headerKey); ok {
+		return o.Header
+	}
+	return o.Context.Value(key)
+}
+
+// HeaderOf returns the header of the Origin ctx holds.
+func HeaderOf(ctx context.Context) (map[string][]string, bool) {
+	h, ok := ctx.Value(headerKey{}).(map[string][]string)
+	return h, ok
+}
+
 var server any
 
 // Set is called once, by package server's init.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ferrymcp/ferry/internal/httpdeadline"
 	"github.com/ferrymcp/ferry/internal/httpsec"
+	"github.com/ferrymcp/ferry/internal/serverapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/server"
 )
@@ -224,6 +225,9 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	// The session's handlers run on its context: the POST's values (what
+	// an HTTP middleware put there) and header go with the message.
+	m.Context = &serverapi.Origin{Context: r.Context(), Header: r.Header}
 	switch s.deliver(r.Context(), m) {
 	case nil:
 		w.WriteHeader(http.StatusAccepted)

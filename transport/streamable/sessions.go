@@ -17,6 +17,7 @@ import (
 
 	"github.com/ferrymcp/ferry/internal/httpdeadline"
 	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
+	"github.com/ferrymcp/ferry/internal/serverapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
@@ -335,6 +336,9 @@ func (s *session) servePost(w http.ResponseWriter, r *http.Request, m *jsonrpc.M
 	s.begin()
 	defer s.end()
 	w.Header().Set(headerSessionID, s.id)
+	// The session's handlers run on its context: the POST's values (what
+	// an HTTP middleware put there) and header go with the message.
+	m.Context = &serverapi.Origin{Context: r.Context(), Header: r.Header}
 	if !m.IsRequest() {
 		// "If the server accepts the input, the server MUST return HTTP
 		// status code 202 Accepted with no body."

@@ -10,6 +10,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ferrymcp/ferry/internal/httpdeadline"
+	"github.com/ferrymcp/ferry/internal/serverapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/transport/sse"
@@ -51,15 +52,18 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, m *json
 			Message: "the stateless protocol has no server-to-client requests to answer"})
 		return
 	case m.IsNotification():
-		srv.HandleMessage(h.server, r.Context(), m, nil, nil)
+		srv.HandleMessage(h.server, &serverapi.Origin{Context: r.Context(), Header: r.Header}, m, nil, nil)
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
 	rs := &responder{h: h, w: w}
+	rs.origin = serverapi.Origin{Context: r.Context(), Header: r.Header}
 	if h.opts.AlwaysSSE {
 		rs.startSSE()
 	}
-	res, err := srv.HandleMessage(h.server, r.Context(), m, nil, rs)
+	// The handler's context is the POST's, with its header for
+	// server.Request.Header.
+	res, err := srv.HandleMessage(h.server, &rs.origin, m, nil, rs)
 	rs.finish(m.ID, res, err)
 }
 
@@ -91,6 +95,9 @@ type responder struct {
 	buf  []byte // the encoded message
 	ev   []byte // the event carrying it
 	done chan struct{}
+	// origin is the handler's context: the POST's, with its header (in
+	// the responder's allocation).
+	origin serverapi.Origin
 }
 
 func (rs *responder) startSSE() {
