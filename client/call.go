@@ -104,9 +104,9 @@ func (c *Client) call(ctx context.Context, method string, user protocol.Meta, bu
 // with a deadline per call.
 func (c *Client) send(ctx context.Context, method string, params any, max time.Duration) (*jsonrpc.Message, error) {
 	if max <= 0 {
-		return c.conn.Call(ctx, method, params)
+		return c.request(ctx, method, params, nil)
 	}
-	return rpc.Call(c.conn, ctx, method, params, &jsonrpcapi.CallOptions{Timeout: max, TimeoutErr: &TimeoutError{Method: method, After: max}})
+	return c.request(ctx, method, params, &jsonrpcapi.CallOptions{Timeout: max, TimeoutErr: &TimeoutError{Method: method, After: max}})
 }
 
 // onProgress routes a progress notification to its request, and resets

@@ -96,6 +96,9 @@ type Options struct {
 	Logger *slog.Logger
 	// MaxInFlight bounds the server-to-client requests handled at once.
 	MaxInFlight int
+	// Middleware wraps every request the client sends, the first element
+	// outermost (see [Middleware]).
+	Middleware []Middleware
 }
 
 // Client is a connection to one MCP server. Its methods are safe for
@@ -133,6 +136,8 @@ type Client struct {
 	// recycler is the stream, when it takes back the memory of answers
 	// (CallBorrowed).
 	recycler jsonrpc.Recycler
+	// chain is the middleware around the connection; nil without any.
+	chain Sender
 }
 
 // Connect opens t, finds out the server's protocol era and version, and
@@ -160,6 +165,7 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 	c.logLevel.Store(&lvl)
 	c.caps = c.capabilities()
 	c.capsJSON, _ = json.Marshal(&c.caps)
+	c.buildChain()
 
 	stream, err := t.Open(ctx)
 	if err != nil {
@@ -304,7 +310,7 @@ func (c *Client) discover(ctx context.Context, v string) error {
 func (c *Client) discoverAs(ctx context.Context, v string, retried bool) error {
 	c.stateless, c.version = true, v
 	var res protocol.DiscoverResult
-	err := c.conn.CallResult(ctx, protocol.MethodDiscover, c.withMeta(nil, nil), &res)
+	err := c.callResult(ctx, protocol.MethodDiscover, c.withMeta(nil, nil), &res)
 	var e *jsonrpc.Error
 	if errors.As(err, &e) && e.Code == jsonrpc.CodeUnsupportedProtocolVersion {
 		// "the server is modern but does not support the requested
@@ -365,7 +371,7 @@ func metaServerInfo(m protocol.Meta) protocol.Implementation {
 func (c *Client) initialize(ctx context.Context, v string) error {
 	c.stateless = false
 	var res protocol.InitializeResult
-	err := c.conn.CallResult(ctx, protocol.MethodInitialize, &protocol.InitializeParams{
+	err := c.callResult(ctx, protocol.MethodInitialize, &protocol.InitializeParams{
 		ProtocolVersion: v, Capabilities: c.caps, ClientInfo: c.opts.Info,
 	}, &res)
 	if err != nil {
@@ -384,7 +390,7 @@ func (c *Client) initialize(ctx context.Context, v string) error {
 		return fmt.Errorf("client: initialized: %w", err)
 	}
 	if lvl := c.opts.LogLevel; lvl != "" && c.serverCaps.Logging != nil {
-		if err := c.conn.CallResult(ctx, protocol.MethodSetLevel, &protocol.SetLevelParams{Level: lvl}, nil); err != nil {
+		if err := c.callResult(ctx, protocol.MethodSetLevel, &protocol.SetLevelParams{Level: lvl}, nil); err != nil {
 			c.log.Warn("client: logging/setLevel failed", "error", err)
 		}
 	}

@@ -1,0 +1,146 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ferrymcp/ferry/client"
+	"github.com/ferrymcp/ferry/jsonrpc"
+	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/server"
+	"github.com/ferrymcp/ferry/transport/memory"
+)
+
+// pipeClient connects a client with opts to s over an in-memory pipe.
+func pipeClient(t *testing.T, s *server.Server, opts *client.Options) *client.Client {
+	t.Helper()
+	a, b := memory.NewPipe(jsonrpc.Limits{})
+	conn := s.Connect(context.Background(), a)
+	c, err := client.Connect(context.Background(), client.StreamTransport{Stream: b}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		c.Close()
+		conn.Close()
+		conn.Wait()
+	})
+	return c
+}
+
+type statsOut struct {
+	Calls     int    `json:"calls"`
+	Stateless bool   `json:"stateless"`
+	Scope     string `json:"scope"`
+}
+
+func customServer() *server.Server {
+	s := server.New(protocol.Implementation{Name: "custom", Version: "1"}, nil)
+	server.AddTool(s, &protocol.Tool{Name: "echo"}, func(ctx context.Context, req *server.Request, in struct {
+		Message string `json:"message"`
+	}) (string, error) {
+		return in.Message, nil
+	})
+	calls := 0
+	var mu sync.Mutex
+	s.HandleMethod("acme/stats", func(ctx context.Context, req *server.Request) (any, error) {
+		var p struct {
+			Scope string `json:"scope"`
+		}
+		if err := json.Unmarshal(req.Params(), &p); len(req.Params()) > 0 && err != nil {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "%v", err)
+		}
+		mu.Lock()
+		calls++
+		n := calls
+		mu.Unlock()
+		return &statsOut{Calls: n, Stateless: req.Stateless(), Scope: p.Scope}, nil
+	})
+	return s
+}
+
+// TestClientMiddleware: client middleware sees every request, the
+// handshake's included, in order, and may answer one itself; a custom
+// method goes through it like any other.
+func TestClientMiddleware(t *testing.T) {
+	for _, tc := range []struct {
+		version string
+		want    string
+	}{
+		{protocol.Version20260728, "outer server/discover,inner server/discover,outer tools/call,inner tools/call,outer tools/call,outer acme/stats,inner acme/stats"},
+		{protocol.Version20251125, "outer initialize,inner initialize,outer tools/call,inner tools/call,outer tools/call,outer acme/stats,inner acme/stats"},
+	} {
+		t.Run(tc.version, func(t *testing.T) {
+			var mu sync.Mutex
+			var seen []string
+			record := func(tag string) client.Middleware {
+				return func(next client.Sender) client.Sender {
+					return func(ctx context.Context, method string, params any) (*jsonrpc.Message, error) {
+						mu.Lock()
+						seen = append(seen, tag+" "+method)
+						mu.Unlock()
+						return next(ctx, method, params)
+					}
+				}
+			}
+			cache := func(next client.Sender) client.Sender {
+				return func(ctx context.Context, method string, params any) (*jsonrpc.Message, error) {
+					if method == protocol.MethodToolsCall {
+						raw, err := json.Marshal(params)
+						if err == nil && strings.Contains(string(raw), `"name":"cached"`) {
+							return &jsonrpc.Message{Result: jsontext.Value(`{"content":[{"type":"text","text":"from the cache"}]}`)}, nil
+						}
+					}
+					return next(ctx, method, params)
+				}
+			}
+			c := pipeClient(t, customServer(), &client.Options{ProtocolVersion: tc.version,
+				Middleware: []client.Middleware{record("outer"), cache, record("inner")}})
+			res, err := c.Call(t.Context(), "echo", map[string]string{"message": "hi"})
+			if err != nil || res.Content[0].Text != "hi" {
+				t.Fatalf("echo: %+v %v", res, err)
+			}
+			res, err = c.Call(t.Context(), "cached", nil)
+			if err != nil || res.Content[0].Text != "from the cache" {
+				t.Fatalf("cached: %+v %v", res, err)
+			}
+			var out statsOut
+			if err := c.CallMethod(t.Context(), "acme/stats", map[string]string{"scope": "all"}, &out); err != nil {
+				t.Fatal(err)
+			}
+			if out != (statsOut{Calls: 1, Stateless: tc.version == protocol.Version20260728, Scope: "all"}) {
+				t.Errorf("acme/stats = %+v", out)
+			}
+			mu.Lock()
+			got := strings.Join(seen, ",")
+			mu.Unlock()
+			if got != tc.want {
+				t.Errorf("middleware saw\n%s\nwant\n%s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestCallMethodErrors: an unknown method is the server's -32601; params
+// that are not an object are refused before anything is sent.
+func TestCallMethodErrors(t *testing.T) {
+	for _, v := range []string{protocol.Version20260728, protocol.Version20251125} {
+		c := pipeClient(t, customServer(), &client.Options{ProtocolVersion: v})
+		var je *jsonrpc.Error
+		if err := c.CallMethod(t.Context(), "acme/nothing", nil, nil); !errors.As(err, &je) || je.Code != jsonrpc.CodeMethodNotFound {
+			t.Errorf("%s: unknown method: %v", v, err)
+		}
+		if err := c.CallMethod(t.Context(), "acme/stats", []int{1}, nil); err == nil || !strings.Contains(err.Error(), "must be a JSON object") {
+			t.Errorf("%s: array params: %v", v, err)
+		}
+		if err := c.CallMethod(t.Context(), "acme/stats", nil, nil); err != nil {
+			t.Errorf("%s: no params: %v", v, err)
+		}
+	}
+}
