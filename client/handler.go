@@ -52,7 +52,7 @@ func (h *handler) Handle(ctx context.Context, m *jsonrpc.Message) (any, error) {
 				f(p.URI)
 			}
 		}
-	case protocol.NotificationSubscriptionsAcknowledged, protocol.NotificationCancelled:
+	case protocol.NotificationSubscriptionsAcknowledged, protocol.NotificationCancelled, protocol.NotificationTasks:
 		c.routeToSubscription(m)
 	case protocol.NotificationElicitationComplete:
 		if f := c.opts.OnElicitationComplete; f != nil {

@@ -68,7 +68,7 @@ func (c *Client) Listen(ctx context.Context, filter protocol.SubscriptionFilter)
 		defer close(s.done)
 		defer close(s.events)
 		params := &protocol.SubscriptionsListenParams{Notifications: filter}
-		m, err := c.request(lctx, protocol.MethodSubscriptionsListen, c.withMeta(params, nil), &jsonrpcapi.CallOptions{OnID: func(id int64) {
+		m, err := c.request(lctx, protocol.MethodSubscriptionsListen, c.paramsWith(wireMeta{c: c, tasks: len(filter.TaskIDs) > 0}, params), &jsonrpcapi.CallOptions{OnID: func(id int64) {
 			s.key = jsonrpc.Int64ID(id).String()
 			c.mu.Lock()
 			c.subs[s.key] = s

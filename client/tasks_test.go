@@ -159,3 +159,53 @@ func TestTasks(t *testing.T) {
 		})
 	}
 }
+
+// TestTaskNotifications: a subscriptions/listen stream that names a task
+// gets notifications/tasks as the task changes, the last one carrying
+// the result.
+func TestTaskNotifications(t *testing.T) {
+	leakcheck.Check(t)
+	s := taskServer()
+	defer s.Close()
+	a, b := memory.NewPipe(jsonrpc.Limits{})
+	go s.Run(context.Background(), b)
+	c, err := client.Connect(context.Background(), client.StreamTransport{Stream: a}, &client.Options{ProtocolVersion: protocol.Version20260728})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	task, _, err := c.CallAsTask(ctx, "slow", map[string]int{"ms": 100}, nil)
+	if err != nil || task == nil {
+		t.Fatal(task, err)
+	}
+	sub, err := c.Listen(ctx, protocol.SubscriptionFilter{TaskIDs: []string{task.TaskID, "unknown"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	if got := sub.Acknowledged.TaskIDs; len(got) != 1 || got[0] != task.TaskID {
+		t.Fatalf("acknowledged %v", got)
+	}
+	timeout := time.After(5 * time.Second)
+	for {
+		select {
+		case m := <-sub.Events():
+			if m.Method != protocol.NotificationTasks {
+				continue
+			}
+			var d protocol.DetailedTask
+			if err := json.Unmarshal(m.Params, &d); err != nil {
+				t.Fatal(err)
+			}
+			if d.Status == protocol.TaskCompleted {
+				if !strings.Contains(string(d.Result), "slept in task") {
+					t.Fatalf("completed without its result: %s", m.Params)
+				}
+				return
+			}
+		case <-timeout:
+			t.Fatal("no notifications/tasks with the completed task")
+		}
+	}
+}

@@ -344,6 +344,8 @@ var goOnlyTypes = map[string]string{
 // goOnlyMembers are JSON members of counterparts that no definition of any
 // revision declares, with the reason they exist anyway.
 var goOnlyMembers = map[string]string{
+	// The tasks extension adds to the core's subscription filter.
+	"SubscriptionFilter.taskIds": "the tasks extension's notifications/tasks, outside the core schema",
 	// ResultFields is embedded in every result; these results exist only in
 	// legacy revisions, where resultType is left unset.
 	"CreateTaskResult.resultType": "legacy-only result embedding ResultFields",

@@ -7,6 +7,9 @@ type SubscriptionFilter struct {
 	PromptsListChanged    bool     `json:"promptsListChanged,omitzero"`
 	ResourcesListChanged  bool     `json:"resourcesListChanged,omitzero"`
 	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
+	// TaskIDs asks for notifications/tasks about these tasks (the tasks
+	// extension, io.modelcontextprotocol/tasks).
+	TaskIDs []string `json:"taskIds,omitempty"`
 }
 
 // SubscriptionsListenParams are the parameters of subscriptions/listen.

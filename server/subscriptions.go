@@ -32,6 +32,8 @@ func (l *listener) wants(method, uri string) bool {
 		return l.filter.ResourcesListChanged
 	case protocol.NotificationResourceUpdated:
 		return slices.Contains(l.filter.ResourceSubscriptions, uri)
+	case protocol.NotificationTasks:
+		return slices.Contains(l.filter.TaskIDs, uri)
 	}
 	return false
 }
@@ -44,6 +46,9 @@ func (s *Server) listen(ctx context.Context, r *Request, params jsontext.Value) 
 		return nil, err
 	}
 	if err := s.checkListen(&p); err != nil {
+		return nil, err
+	}
+	if err := s.checkListenTasks(ctx, r, &p.Notifications); err != nil {
 		return nil, err
 	}
 	l := &listener{id: r.ID, filter: p.Notifications, peer: r.peer, ctx: ctx}

@@ -415,7 +415,9 @@ func (t *taskRun) update() {
 	if err := t.s.taskMgr().opts.Store.Put(context.Background(), st); err != nil {
 		t.s.log.Warn("storing a task", "task", st.ID, "error", err)
 	}
-	if !st.Stateless && t.req.Session != nil {
+	if st.Stateless {
+		t.s.notifyTask(st)
+	} else if t.req.Session != nil {
 		// "Receivers MAY send notifications/tasks/status notifications
 		// when a task's status changes."
 		n := &protocol.TaskStatusParams{Task: legacyTask(st)}

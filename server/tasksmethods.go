@@ -201,3 +201,49 @@ func (s *Server) hasTaskTools() bool {
 	}
 	return false
 }
+
+// checkListenTasks keeps, of the tasks a subscriptions/listen stream asks
+// about, those the caller can reach: "If a client requests task status
+// notifications but does not declare the io.modelcontextprotocol/tasks
+// extension capability, the server MUST return a JSON-RPC error".
+func (s *Server) checkListenTasks(ctx context.Context, r *Request, f *protocol.SubscriptionFilter) error {
+	if len(f.TaskIDs) == 0 {
+		return nil
+	}
+	if !acceptsTasks(&r.ClientCapabilities) {
+		return missingTasksExtension()
+	}
+	if len(f.TaskIDs) > s.opts.MaxSubscriptions {
+		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "%d tasks to listen to: the limit is %d", len(f.TaskIDs), s.opts.MaxSubscriptions)
+	}
+	var ids []string
+	for _, id := range f.TaskIDs {
+		st, err := s.task(ctx, id, true)
+		if err != nil || s.taskMgr().opts.Owner != nil && st.Owner != s.taskOwner(ctx, r) {
+			continue // acknowledged without it
+		}
+		ids = append(ids, id)
+	}
+	f.TaskIDs = ids
+	return nil
+}
+
+// notifyTask sends notifications/tasks, the task as tasks/get shows it,
+// to the listen streams that asked about it.
+func (s *Server) notifyTask(st *TaskState) {
+	s.mu.RLock()
+	var listeners []*listener
+	for l := range s.listeners {
+		if l.wants(protocol.NotificationTasks, st.ID) {
+			listeners = append(listeners, l)
+		}
+	}
+	s.mu.RUnlock()
+	for _, l := range listeners {
+		d := detailed(st)
+		d.Meta = l.meta()
+		ctx, cancel := context.WithTimeout(l.ctx, notifyTimeout)
+		l.peer.Notify(ctx, protocol.NotificationTasks, d)
+		cancel()
+	}
+}
