@@ -167,6 +167,9 @@ func (s *ClientStream) Close() error {
 func (s *ClientStream) shutdown() {
 	close(s.closing)
 	s.w.close(ErrClosed)
+	// What was written may still be on its way to a server that reads
+	// slowly: give it a moment before its stdin closes.
+	s.w.settle(exitWait)
 	// Closing stdin is the server's cue to exit; it also releases a
 	// write stuck on a full pipe. stdout stays open, so that the server
 	// can still write while it winds down, but a blocked Read returns.

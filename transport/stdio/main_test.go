@@ -49,6 +49,15 @@ func runHelper(mode string) int {
 			time.Sleep(100 * time.Millisecond)
 			os.Stdout.WriteString(answer[len(answer)/2:])
 		}
+	case "deaf":
+		// Answer one request, then stop reading for good.
+		r := bufio.NewReader(os.Stdin)
+		line, _ := r.ReadString('\n')
+		var req struct{ ID json.RawMessage }
+		json.Unmarshal([]byte(line), &req)
+		os.Stdout.WriteString(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":{}}` + "\n")
+		time.Sleep(time.Hour)
+		return 0
 	case "die":
 		// Read one request, complain, and die while it is pending.
 		bufio.NewReader(os.Stdin).ReadString('\n')

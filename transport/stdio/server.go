@@ -139,9 +139,16 @@ func (s *serverStream) Close() error {
 			s.interrupt()
 		}
 		s.w.close(ErrClosed)
+		// The last answers may still be on their way to a client that
+		// reads slowly: the process must not exit before they left.
+		s.w.settle(settleTimeout)
 	})
 	return nil
 }
+
+// settleTimeout bounds how long Close waits for the answers still on
+// their way to the client.
+const settleTimeout = 5 * time.Second
 
 func isDecodeError(err error) bool {
 	var de *jsonrpc.DecodeError

@@ -3,9 +3,11 @@ package stdio
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
@@ -147,7 +149,7 @@ func (lw *lineWriter) send(ctx context.Context, wire *jsonrpcapi.Wire, flush boo
 	lw.enqueue(wire, n) // after the lines writeBuffered left, if any
 	batch := lw.takeQueue()
 	lw.mu.Unlock()
-	return lw.drain(batch)
+	return lw.drain(batch, false)
 }
 
 // enqueue adds a line of n bytes to the queue; the caller holds mu.
@@ -184,13 +186,22 @@ func (lw *lineWriter) makeRoom() {
 }
 
 // drain is the flusher's loop: it writes batch, then what was queued
-// meanwhile, until nothing is left.
-func (lw *lineWriter) drain(batch []*jsonrpcapi.Wire) error {
+// meanwhile, until nothing is left. A flusher that is a writer (not
+// detached) does not wait for a pipe the peer stopped reading: when the
+// pipe is full it hands what is left to a goroutine of its own and
+// returns, so that its caller's deadline still counts (the line is
+// queued, as behind another writer's).
+func (lw *lineWriter) drain(batch []*jsonrpcapi.Wire, detached bool) error {
 	for {
 		var err error
 		for i, wire := range batch {
 			if err == nil {
-				err = lw.writeWire(wire)
+				var rest [][]byte
+				rest, err = lw.writeWire(wire, detached)
+				if err == errWouldBlock {
+					lw.detach(rest, batch[i:])
+					return nil
+				}
 			}
 			putWire(wire)
 			batch[i] = nil
@@ -215,16 +226,49 @@ func (lw *lineWriter) drain(batch []*jsonrpcapi.Wire) error {
 	}
 }
 
-// writeWire writes one queued wire; only the flusher calls it.
-func (lw *lineWriter) writeWire(wire *jsonrpcapi.Wire) error {
+// writeWire writes one queued wire; only the flusher calls it. Unless
+// it may wait (wait), it returns errWouldBlock and what is left of the
+// wire when the pipe is full.
+func (lw *lineWriter) writeWire(wire *jsonrpcapi.Wire, wait bool) ([][]byte, error) {
 	if !wire.Refers() {
-		_, err := lw.w.Write(wire.Bytes())
-		return err
+		lw.vec = append(lw.vec[:0], wire.Bytes())
+	} else {
+		lw.vec = wire.Buffers(lw.vec[:0])
 	}
-	lw.vec = wire.Buffers(lw.vec[:0])
-	err := writeVectored(lw.w, lw.vec)
+	var rest [][]byte
+	var err error
+	if wait {
+		err = writeVectored(lw.w, lw.vec)
+	} else {
+		rest, err = tryWriteVectored(lw.w, lw.vec)
+	}
+	if err == errWouldBlock {
+		return rest, err // lw.vec is still in use
+	}
 	clear(lw.vec) // keeps no string alive
-	return err
+	return nil, err
+}
+
+// errWouldBlock is a write that would wait for the peer to read.
+var errWouldBlock = errors.New("stdio: the pipe is full")
+
+// detach has a goroutine of its own write rest, the end of the first of
+// wires, then the other wires and what is queued meanwhile, waiting for
+// the peer to read; the flusher's caller returns at once. It stays the
+// flusher until the queue is empty, so that lines keep their order.
+func (lw *lineWriter) detach(rest [][]byte, wires []*jsonrpcapi.Wire) {
+	go func() {
+		err := writeVectored(lw.w, rest)
+		clear(lw.vec)
+		putWire(wires[0])
+		wires[0] = nil
+		if err != nil {
+			lw.mu.Lock()
+			lw.err = err
+			lw.mu.Unlock()
+		}
+		lw.drain(wires[1:], true)
+	}()
 }
 
 // flushDeferred sends what writeBuffered queued, unless a flusher is at
@@ -241,7 +285,32 @@ func (lw *lineWriter) flushDeferred() {
 	lw.flushing = true
 	batch := lw.takeQueue()
 	lw.mu.Unlock()
-	lw.drain(batch)
+	lw.drain(batch, false)
+}
+
+// settle waits, up to d, until what was written is in the pipe: a
+// detached flusher may still be writing after its caller returned. It
+// reports whether it is.
+func (lw *lineWriter) settle(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		lw.mu.Lock()
+		if !lw.flushing || lw.err != nil {
+			lw.mu.Unlock()
+			return lw.err == nil
+		}
+		if lw.room == nil {
+			lw.room = make(chan struct{})
+		}
+		room := lw.room
+		lw.mu.Unlock()
+		select {
+		case <-room:
+		case <-t.C:
+			return false
+		}
+	}
 }
 
 // close makes every later write fail with err. It does not wait for a

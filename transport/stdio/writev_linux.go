@@ -48,6 +48,44 @@ func writeVectored(w io.Writer, pieces [][]byte) error {
 	return werr
 }
 
+// tryWriteVectored is writeVectored that does not wait: when the pipe is
+// full it returns the pieces left and errWouldBlock.
+func tryWriteVectored(w io.Writer, pieces [][]byte) ([][]byte, error) {
+	f, ok := w.(*os.File)
+	if !ok {
+		return nil, writeEach(w, pieces)
+	}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return nil, writeEach(w, pieces)
+	}
+	var werr error
+	err = rc.Write(func(fd uintptr) bool {
+		for pieces = skipWritten(pieces, 0); len(pieces) > 0; {
+			n, err := unix.Writev(int(fd), pieces[:min(len(pieces), maxIovecs)])
+			switch {
+			case err == unix.EINTR:
+				continue
+			case err == unix.EAGAIN:
+				werr = errWouldBlock
+				return true
+			case err != nil:
+				werr = &os.PathError{Op: "writev", Path: f.Name(), Err: err}
+				return true
+			case n == 0:
+				werr = io.ErrShortWrite
+				return true
+			}
+			pieces = skipWritten(pieces, n)
+		}
+		return true
+	})
+	if err != nil {
+		return pieces, err
+	}
+	return pieces, werr
+}
+
 // skipWritten drops the first n bytes of pieces, and the empty pieces
 // that follow them.
 func skipWritten(pieces [][]byte, n int) [][]byte {

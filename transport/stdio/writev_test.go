@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
@@ -56,7 +57,13 @@ func TestLineWriterReferredText(t *testing.T) {
 		all, _ := io.ReadAll(pr)
 		got <- all
 	}()
-	write(pw)
+	lw := newLineWriter(pw)
+	for _, m := range msgs {
+		if err := lw.write(context.Background(), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lw.settle(time.Minute)
 	pw.Close()
 	if g := <-got; !bytes.Equal(g, want.Bytes()) {
 		t.Errorf("through a pipe: got %d bytes, want %d", len(g), want.Len())
