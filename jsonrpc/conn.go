@@ -145,6 +145,7 @@ type Conn struct {
 	interrupter ReadInterrupter
 	park        parkedTurn
 	deadlines   deadlines // of calls made with CallTimeout; guarded by mu
+	gaveUp      givenUp   // guarded by mu
 	closeOnce   sync.Once
 }
 
@@ -532,13 +533,55 @@ func (c *Conn) deliver(m *Message) {
 	p, ok := c.pending[m.ID]
 	if ok {
 		delete(c.pending, m.ID)
-	}
-	c.mu.Unlock()
-	if !ok {
-		c.log.Debug("jsonrpc: response to no pending call", "id", m.ID.String())
+		c.mu.Unlock()
+		p.ch <- m
 		return
 	}
-	p.ch <- m
+	late := c.gaveUp.has(m.ID)
+	var lone ID
+	if !late && len(c.pending) == 1 {
+		// An answer whose id no call has, while one call waits: the
+		// peer got its id wrong (a string for a number, say), and the
+		// call would wait for its timeout, or for ever, for an answer
+		// that came. It fails now, saying so.
+		for id, q := range c.pending {
+			lone, p = id, q
+		}
+		delete(c.pending, lone)
+	}
+	c.mu.Unlock()
+	switch {
+	case lone.IsValid():
+		c.log.Warn("jsonrpc: an answer with an id no call has", "id", m.ID.String(), "call", lone.String())
+		p.ch <- &Message{ID: lone, Error: errorf(CodeInvalidRequest,
+			"invalid response: the peer answered id %s, but the call in flight has id %s", m.ID, lone)}
+	case late:
+		c.log.Debug("jsonrpc: a late answer to a call given up", "id", m.ID.String())
+	default:
+		c.log.Warn("jsonrpc: an answer with an id no call has", "id", m.ID.String())
+	}
+}
+
+// givenUp remembers the ids of the latest calls given up (timed out,
+// cancelled, failed to send), whose answers may still come: such an
+// answer is dropped quietly, not taken for a wrong id.
+type givenUp struct {
+	ids  [64]ID
+	next int
+}
+
+func (g *givenUp) add(id ID) {
+	g.ids[g.next%len(g.ids)] = id
+	g.next++
+}
+
+func (g *givenUp) has(id ID) bool {
+	for _, x := range g.ids {
+		if x == id && x.IsValid() {
+			return true
+		}
+	}
+	return false
 }
 
 type cancelledParams struct {
@@ -1033,6 +1076,7 @@ func (c *Conn) abandon(ctx context.Context, id ID, cause error) error {
 func (c *Conn) forget(id ID) {
 	c.mu.Lock()
 	delete(c.pending, id)
+	c.gaveUp.add(id)
 	c.mu.Unlock()
 }
 

@@ -87,6 +87,7 @@ func (c *Conn) expireCalls() {
 		case p.deadline == 0:
 		case p.deadline <= now:
 			delete(c.pending, id)
+			c.gaveUp.add(id)
 			p.ch <- &dl.expired
 			c.interruptReading(id) // when it reads its answer itself
 		case dl.next == 0 || p.deadline < dl.next:

@@ -16,6 +16,12 @@ func init() {
 	jsonrpcapi.Unquote = func(raw jsontext.Value) (string, error) { return unquote(raw) }
 	jsonrpcapi.MaxSize = func(limit int) int { return Limits{MaxSize: limit}.maxSize() }
 	jsonrpcapi.TooLarge = func(n, max int) error { return tooLarge(n, max) }
+	jsonrpcapi.TooLargeID = func(n, max int, id []byte, request bool) error {
+		e := tooLarge(n, max)
+		e.ID, _ = parseID(id)
+		e.request = request
+		return e
+	}
 	jsonrpcapi.Set(jsonrpcapi.Engine[*Conn, *Message]{
 		Serve:      (*Conn).serve,
 		Write:      (*Conn).write,

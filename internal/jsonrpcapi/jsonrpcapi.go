@@ -35,6 +35,10 @@ var (
 	// TooLarge is the *jsonrpc.DecodeError a stream's Read returns for a
 	// message of n bytes over the limit max.
 	TooLarge func(n, max int) error
+	// TooLargeID is TooLarge for a message whose id (raw JSON) could be
+	// read from its first or last bytes; request tells that it had a
+	// "method" member: it was the peer's request, not an answer.
+	TooLargeID func(n, max int, id []byte, request bool) error
 )
 
 // Engine holds the operations on jsonrpc's types that only ferry's own

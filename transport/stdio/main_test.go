@@ -58,6 +58,28 @@ func runHelper(mode string) int {
 		os.Stdout.WriteString(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":{}}` + "\n")
 		time.Sleep(time.Hour)
 		return 0
+	case "wrongid", "huge", "hugelast":
+		// Answer every request wrongly: with its id as a string, or with
+		// an answer of 64 KiB (its id first, or last as the TypeScript
+		// SDK writes it).
+		r := bufio.NewReader(os.Stdin)
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				return 0
+			}
+			var req struct{ ID json.RawMessage }
+			json.Unmarshal([]byte(line), &req)
+			big := strings.Repeat("x", 64<<10)
+			switch mode {
+			case "wrongid":
+				os.Stdout.WriteString(`{"jsonrpc":"2.0","id":"` + string(req.ID) + `","result":{}}` + "\n")
+			case "huge":
+				os.Stdout.WriteString(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":{"text":"` + big + `"}}` + "\n")
+			default:
+				os.Stdout.WriteString(`{"result":{"text":"` + big + `"},"jsonrpc":"2.0","id":` + string(req.ID) + "}\n")
+			}
+		}
 	case "die":
 		// Read one request, complain, and die while it is pending.
 		bufio.NewReader(os.Stdin).ReadString('\n')

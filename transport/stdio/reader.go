@@ -47,6 +47,8 @@ type lineReader struct {
 	discarded  int    // how much of it was dropped so far
 	droppedCR  bool   // the last byte dropped was '\r', not counted in its size
 	reuse      int    // while discarding, where buf may be written again
+	dropHead   []byte // the start of the line being dropped, to find its id
+	dropTail   []byte // its end so far, likewise
 	stage      []byte // where the end of a long line is read; see readLong
 }
 
@@ -83,7 +85,7 @@ func (lr *lineReader) next() ([]byte, error) {
 					n--
 				}
 				lr.discarding, lr.discarded = false, 0
-				return nil, jsonrpcapi.TooLarge(n, lr.max)
+				return nil, lr.tooLarge(n, keepTail(lr.dropTail, line))
 			}
 			return lr.accept(trimCR(line))
 		}
@@ -100,6 +102,7 @@ func (lr *lineReader) next() ([]byte, error) {
 			lr.discarded += partial
 			if partial > 0 {
 				lr.droppedCR = lr.buf[lr.end-1] == '\r'
+				lr.dropTail = keepTail(lr.dropTail, lr.buf[lr.start:lr.end])
 			}
 			lr.start = lr.end
 			partial = 0
@@ -112,7 +115,7 @@ func (lr *lineReader) next() ([]byte, error) {
 				if lr.droppedCR {
 					lr.discarded--
 				}
-				return nil, jsonrpcapi.TooLarge(lr.discarded, lr.max)
+				return nil, lr.tooLarge(lr.discarded, lr.dropTail)
 			case partial > 0:
 				// A last line without a newline still counts.
 				return lr.accept(trimCR(lr.buf[lr.end-partial : lr.end]))
@@ -222,6 +225,22 @@ func (lr *lineReader) dropLine(head, tail []byte) {
 	}
 	lr.discarding, lr.discarded = true, len(head)+len(tail)
 	lr.droppedCR = lastByte(head, tail) == '\r'
+	lr.dropHead = append(lr.dropHead[:0], head[:min(len(head), dropHeadBytes)]...)
+	if len(lr.dropHead) < dropHeadBytes {
+		lr.dropHead = append(lr.dropHead, tail[:min(len(tail), dropHeadBytes-len(lr.dropHead))]...)
+	}
+	lr.dropTail = keepTail(keepTail(lr.dropTail[:0], head), tail)
+}
+
+// tooLarge is the error of a line of n bytes over the limit, whose first
+// bytes are in dropHead and last ones in tail: with the message's id when
+// they show it, so that the call it answers fails at once.
+func (lr *lineReader) tooLarge(n int, tail []byte) error {
+	id, request, ok := lineID(lr.dropHead, tail)
+	if !ok {
+		return jsonrpcapi.TooLarge(n, lr.max)
+	}
+	return jsonrpcapi.TooLargeID(n, lr.max, id, request)
 }
 
 // resume puts what was read after a long line where the line started in
@@ -282,7 +301,8 @@ func (lr *lineReader) accept(line []byte) ([]byte, error) {
 		return nil, nil
 	}
 	if len(line) > lr.max {
-		return nil, jsonrpcapi.TooLarge(len(line), lr.max)
+		lr.dropHead = append(lr.dropHead[:0], line[:min(len(line), dropHeadBytes)]...)
+		return nil, lr.tooLarge(len(line), line[max(0, len(line)-dropTailBytes):])
 	}
 	return line[:len(line):len(line)], nil
 }
