@@ -335,8 +335,8 @@ func TestResourceSubscription(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.ResourceUpdated("test://other")
-		s.ResourceUpdated("test://r")
+		s.ResourceUpdated(context.Background(), "test://other")
+		s.ResourceUpdated(context.Background(), "test://r")
 		select {
 		case uri := <-updated:
 			if uri != "test://r" {
@@ -345,7 +345,7 @@ func TestResourceSubscription(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Errorf("%s: no update", version)
 		}
-		if err := unsub(); err != nil {
+		if err := unsub(context.Background()); err != nil {
 			t.Error(err)
 		}
 	}

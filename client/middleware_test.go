@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -142,5 +143,40 @@ func TestCallMethodErrors(t *testing.T) {
 		if err := c.CallMethod(t.Context(), "acme/stats", nil, nil); err != nil {
 			t.Errorf("%s: no params: %v", v, err)
 		}
+	}
+}
+
+// TestSubscribeContexts: Server.ResourceUpdated and the unsubscribe of
+// Client.Subscribe take the caller's context: a cancelled one sends
+// nothing.
+func TestSubscribeContexts(t *testing.T) {
+	s := server.New(protocol.Implementation{Name: "sub", Version: "1"}, nil)
+	s.AddResource(&protocol.Resource{URI: "test://r", Name: "r"}, func(ctx context.Context, req *server.Request, uri string) (*protocol.ReadResourceResult, error) {
+		return &protocol.ReadResourceResult{}, nil
+	})
+	updates := make(chan string, 4)
+	c := pipeClient(t, s, &client.Options{ProtocolVersion: protocol.Version20251125,
+		OnResourceUpdated: func(uri string) { updates <- uri }})
+	unsub, err := c.Subscribe(t.Context(), "test://r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	s.ResourceUpdated(cancelled, "test://r")
+	s.ResourceUpdated(context.Background(), "test://r")
+	if got := <-updates; got != "test://r" {
+		t.Fatalf("update %q", got)
+	}
+	select {
+	case u := <-updates:
+		t.Errorf("a second update %q, from the cancelled context", u)
+	case <-time.After(100 * time.Millisecond):
+	}
+	if err := unsub(cancelled); !errors.Is(err, context.Canceled) {
+		t.Errorf("unsubscribe with a cancelled context: %v", err)
+	}
+	if err := unsub(t.Context()); err != nil {
+		t.Errorf("unsubscribe: %v", err)
 	}
 }

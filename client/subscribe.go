@@ -149,20 +149,21 @@ func (c *Client) routeToSubscription(m *jsonrpc.Message) bool {
 // Subscribe asks a legacy server for updates of a resource
 // (resources/subscribe); they arrive at [Options.OnResourceUpdated]. For a
 // stateless server it opens a listen stream for that resource instead, which
-// the returned function closes.
-func (c *Client) Subscribe(ctx context.Context, uri string) (unsubscribe func() error, err error) {
+// the returned function closes. The context given to unsubscribe bounds
+// the resources/unsubscribe request of a legacy server.
+func (c *Client) Subscribe(ctx context.Context, uri string) (unsubscribe func(context.Context) error, err error) {
 	if c.stateless {
 		s, err := c.Listen(ctx, protocol.SubscriptionFilter{ResourceSubscriptions: []string{uri}})
 		if err != nil {
 			return nil, err
 		}
-		return s.Close, nil
+		return func(context.Context) error { return s.Close() }, nil
 	}
 	if _, err := request[protocol.EmptyResult](c, ctx, protocol.MethodResourcesSubscribe, nil, &protocol.SubscribeParams{URI: uri}); err != nil {
 		return nil, err
 	}
-	return func() error {
-		_, err := request[protocol.EmptyResult](c, context.Background(), protocol.MethodResourcesUnsubscribe, nil, &protocol.SubscribeParams{URI: uri})
+	return func(ctx context.Context) error {
+		_, err := request[protocol.EmptyResult](c, ctx, protocol.MethodResourcesUnsubscribe, nil, &protocol.SubscribeParams{URI: uri})
 		return err
 	}, nil
 }

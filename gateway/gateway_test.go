@@ -513,7 +513,7 @@ func TestResourceSubscriptions(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				t.Fatal("no update")
 			}
-			if err := unsub(); err != nil {
+			if err := unsub(ctx); err != nil {
 				t.Error(err)
 			}
 		})

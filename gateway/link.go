@@ -178,7 +178,7 @@ func (l *link) status() host.Status { return l.srv.Status() }
 type subscription struct {
 	refs   int
 	client *client.Client
-	cancel func() error
+	cancel func(context.Context) error
 }
 
 // subscribe subscribes to uri upstream, once for every client that asks.
@@ -203,7 +203,7 @@ func (l *link) subscribe(ctx context.Context, uri string) error {
 	defer l.mu.Unlock()
 	if old := l.subs[uri]; old != nil && old.client == c {
 		old.refs++
-		go cancel()
+		go unsubscribe(cancel)
 		return nil
 	} else if old != nil {
 		// The server restarted since: the new subscription replaces it.
@@ -231,7 +231,14 @@ func (l *link) unsubscribe(uri string) {
 	}
 	delete(l.subs, uri)
 	l.mu.Unlock()
-	go s.cancel()
+	go unsubscribe(s.cancel)
+}
+
+// unsubscribe ends an upstream subscription, bounded in time.
+func unsubscribe(cancel func(context.Context) error) {
+	ctx, stop := context.WithTimeout(context.Background(), 10*time.Second)
+	defer stop()
+	cancel(ctx)
 }
 
 // watch opens, for a stateless server, the subscriptions/listen stream

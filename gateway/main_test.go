@@ -122,7 +122,7 @@ func testServer(name string, mw ...server.Middleware) *server.Server {
 	server.AddTool(s, &protocol.Tool{Name: "bump", Description: "Changes the version resource."},
 		func(ctx context.Context, req *server.Request, in struct{}) (string, error) {
 			version.Add(1)
-			s.ResourceUpdated("test://" + name + "/version")
+			s.ResourceUpdated(context.Background(), "test://"+name+"/version")
 			return "bumped", nil
 		})
 	server.AddTool(s, &protocol.Tool{Name: "grow", Description: "Adds a tool."},

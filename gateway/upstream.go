@@ -128,7 +128,7 @@ func (u *upstream) listChanged(method string) {
 // resourceUpdated tells the clients subscribed to uri.
 func (u *upstream) resourceUpdated(uri string) {
 	for _, f := range u.g.frontsOf(u) {
-		f.srv.ResourceUpdated(uri)
+		f.srv.ResourceUpdated(context.Background(), uri)
 	}
 }
 

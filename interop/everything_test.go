@@ -269,7 +269,7 @@ func (x *everything) exercise(ctx context.Context, t *testing.T) {
 			}
 		}
 	})
-	if err := unsubscribe(); err != nil {
+	if err := unsubscribe(ctx); err != nil {
 		t.Errorf("resources/unsubscribe: %v", err)
 	}
 

@@ -439,7 +439,7 @@ func exerciseGoSDKServer(t *testing.T, ctx context.Context, c *client.Client, re
 		if got := rec.updated.all(); !slices.Equal(got, []string{gosdkserver.InfoURI}) {
 			t.Errorf("updated = %v", got)
 		}
-		if err := unsubscribe(); err != nil {
+		if err := unsubscribe(ctx); err != nil {
 			t.Fatal(err)
 		}
 		// After unsubscribing, an update is no longer delivered. The touch

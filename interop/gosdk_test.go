@@ -519,8 +519,8 @@ func exerciseFerryServer(t *testing.T, ctx context.Context, cs *mcp.ClientSessio
 			})
 		}
 		if fx != nil {
-			fx.srv.ResourceUpdated(uri)
-			fx.srv.ResourceUpdated("ferry://logo.png") // not subscribed
+			fx.srv.ResourceUpdated(ctx, uri)
+			fx.srv.ResourceUpdated(ctx, "ferry://logo.png") // not subscribed
 			gosdkWaitFor(t, 5*time.Second, "notifications/resources/updated", func() bool { return rec.updated.len() >= 1 })
 			if got := rec.updated.all(); !slices.Equal(got, []string{uri}) {
 				t.Errorf("updated = %v", got)

@@ -126,10 +126,18 @@ func (s *Server) NotifyListChanged(method string) { s.listChanged(method) }
 
 // ResourceUpdated tells the clients subscribed to uri that it changed:
 // legacy sessions that sent resources/subscribe and stateless listen streams
-// whose resourceSubscriptions name it.
-func (s *Server) ResourceUpdated(uri string) { s.broadcast(protocol.NotificationResourceUpdated, uri) }
+// whose resourceSubscriptions name it. ctx bounds the sending (each client
+// gets at most 5 seconds besides); a client too slow for it misses the
+// notification.
+func (s *Server) ResourceUpdated(ctx context.Context, uri string) {
+	s.broadcastCtx(ctx, protocol.NotificationResourceUpdated, uri)
+}
 
-func (s *Server) broadcast(method, uri string) {
+// broadcast is broadcastCtx for the changes the server makes on its own
+// (registrations), bounded per client only.
+func (s *Server) broadcast(method, uri string) { s.broadcastCtx(context.Background(), method, uri) }
+
+func (s *Server) broadcastCtx(parent context.Context, method, uri string) {
 	s.mu.RLock()
 	var sessions []*Session
 	for sess := range s.sessions {
@@ -145,7 +153,7 @@ func (s *Server) broadcast(method, uri string) {
 	}
 	s.mu.RUnlock()
 	for _, sess := range sessions {
-		ctx, cancel := context.WithTimeout(context.Background(), notifyTimeout)
+		ctx, cancel := context.WithTimeout(parent, notifyTimeout)
 		var params any
 		if uri != "" {
 			params = &protocol.ResourceUpdatedParams{URI: uri}
@@ -163,7 +171,9 @@ func (s *Server) broadcast(method, uri string) {
 			params = &protocol.ResourceUpdatedParams{Meta: l.meta(), URI: uri}
 		}
 		ctx, cancel := context.WithTimeout(l.ctx, notifyTimeout)
+		stop := context.AfterFunc(parent, cancel)
 		l.peer.Notify(ctx, method, params)
+		stop()
 		cancel()
 	}
 }
