@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ferrymcp/ferry/internal/serverapi"
 	"github.com/ferrymcp/ferry/protocol"
@@ -28,6 +29,8 @@ type Session struct {
 	clientCaps  protocol.ClientCapabilities
 	logLevel    protocol.LoggingLevel
 	subs        map[string]struct{}
+	tools       registry[*toolEntry] // the session's own (Session.AddTool)
+	hasTools    atomic.Bool          // set with the first of them
 }
 
 // newSession registers a legacy session whose server-to-client messages go

@@ -62,7 +62,10 @@ type toolEntry struct {
 // panicking. Schemas beyond the built-in validator (composition and
 // conditional keywords, dialects other than 2020-12 and draft-07) need a
 // schema engine in [Options].SchemaEngine, such as jsonschema/full's.
-func (s *Server) AddTool(t *protocol.Tool, h ToolHandler) {
+func (s *Server) AddTool(t *protocol.Tool, h ToolHandler) { s.putTool(s.rawTool(t, h)) }
+
+// rawTool is the registry entry of a tool with a raw handler.
+func (s *Server) rawTool(t *protocol.Tool, h ToolHandler) *toolEntry {
 	tool := *t
 	mustTool(&tool, h == nil)
 	if len(tool.InputSchema) == 0 {
@@ -72,9 +75,9 @@ func (s *Server) AddTool(t *protocol.Tool, h ToolHandler) {
 	if err != nil {
 		panic(fmt.Sprintf("server: tool %q: invalid input schema: %v", tool.Name, err))
 	}
-	s.putTool(&toolEntry{tool: tool, handler: func(ctx context.Context, req *Request, args jsontext.Value) (any, error) {
+	return &toolEntry{tool: tool, handler: func(ctx context.Context, req *Request, args jsontext.Value) (any, error) {
 		return h(ctx, req, args)
-	}, validator: v})
+	}, validator: v}
 }
 
 // AddTool adds (or replaces) a typed tool: the input schema is inferred
@@ -92,6 +95,11 @@ func (s *Server) AddTool(t *protocol.Tool, h ToolHandler) {
 // It panics where [Server.AddTool] does, and on an In whose schema is not
 // an object (In=int, for example).
 func AddTool[In, Out any](s *Server, t *protocol.Tool, h TypedToolHandler[In, Out]) {
+	s.putTool(typedTool(s, t, h))
+}
+
+// typedTool is the registry entry of a typed tool of s.
+func typedTool[In, Out any](s *Server, t *protocol.Tool, h TypedToolHandler[In, Out]) *toolEntry {
 	tool := *t
 	mustTool(&tool, h == nil)
 	var validator *jsonschema.Validator
@@ -166,7 +174,7 @@ func AddTool[In, Out any](s *Server, t *protocol.Tool, h TypedToolHandler[In, Ou
 	if exact {
 		e.validator = nil // the handler validates, while it decodes
 	}
-	s.putTool(e)
+	return e
 }
 
 // stringArgs reports whether the arguments of a tool with input In and
@@ -269,11 +277,18 @@ func (s *Server) compileSchema(raw jsontext.Value) (*jsonschema.Validator, error
 }
 
 func (s *Server) putTool(e *toolEntry) {
-	e.headers, _ = mcpheader.Params(e.tool.InputSchema)
+	e.headers = toolHeaderParams(e)
 	s.mu.Lock()
 	s.tools.put(e.tool.Name, e)
 	s.mu.Unlock()
 	s.listChanged(protocol.NotificationToolsListChanged)
+}
+
+// toolHeaderParams are the arguments e's input schema mirrors into HTTP
+// headers.
+func toolHeaderParams(e *toolEntry) []mcpheader.Param {
+	p, _ := mcpheader.Params(e.tool.InputSchema)
+	return p
 }
 
 // RemoveTools removes tools by name.
@@ -291,9 +306,16 @@ func (s *Server) listTools(r *Request, params jsontext.Value) (any, error) {
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
 	}
-	s.mu.RLock()
-	entries, next, err := s.tools.page(p.Cursor, s.opts.PageSize)
-	s.mu.RUnlock()
+	var entries []*toolEntry
+	var next string
+	var err error
+	if sess := r.sessionWithTools(); sess != nil {
+		entries, next, err = sess.toolPage(p.Cursor, s.opts.PageSize)
+	} else {
+		s.mu.RLock()
+		entries, next, err = s.tools.page(p.Cursor, s.opts.PageSize)
+		s.mu.RUnlock()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -378,9 +400,7 @@ func (s *Server) callTool(ctx context.Context, r *Request, params jsontext.Value
 	} else if err := decodeCallToolParams(params, p); err != nil {
 		return nil, err
 	}
-	s.mu.RLock()
-	e, ok := s.tools.get(p.Name)
-	s.mu.RUnlock()
+	e, ok := s.lookupTool(r, p.Name)
 	if !ok {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "unknown tool %q", p.Name)
 	}
