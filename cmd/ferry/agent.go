@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -18,6 +19,22 @@ import (
 )
 
 // agentFlags are the flags of ferry run and ferry chat.
+// declare declares the flags run and chat share; run adds -p.
+func (f *agentFlags) declare(fs *flag.FlagSet, run bool) {
+	fs.StringVar(&f.model, "model", "", "the model `PROVIDER/MODEL` (or FERRY_MODEL, or the configuration's \"agent\" settings): openai/gpt-4o, anthropic/claude-sonnet-4-5, ollama/llama3.2, deepseek/..., dashscope/qwen-plus, ...")
+	fs.StringVar(&f.baseURL, "base-url", "", "the provider's `URL` (OpenAI's ends in /v1)")
+	fs.StringVar(&f.approval, "approval", "", "`MODE` ask (at a terminal), auto or deny tool calls and sampling requests (the configuration's allow/deny lists first)")
+	fs.StringVar(&f.system, "system", "", "the system prompt `TEXT`")
+	fs.IntVar(&f.maxSteps, "max-steps", 0, "model requests `N` per turn (default 25)")
+	fs.Int64Var(&f.maxTokens, "max-tokens", 0, "tokens `N` per turn (default: no limit)")
+	fs.DurationVar(&f.timeLimit, "time-limit", 0, "duration `D` of a turn (default: no limit)")
+	if run {
+		fs.StringVar(&f.prompt, "p", "", "the `PROMPT` (- reads stdin)")
+	} else {
+		fs.BoolVar(&f.resume, "continue", false, "go on with the last conversation")
+	}
+}
+
 type agentFlags struct {
 	model, baseURL, approval, system string
 	maxSteps                         int
@@ -164,7 +181,7 @@ func (o *cli) startAgent(f *agentFlags, watch bool,
 		co.Roots = func(context.Context) ([]protocol.Root, error) { return roots, nil }
 		return co
 	}
-	sess, err := o.startServersWith(servers, opts)
+	sess, err := o.startServersWith(context.Background(), servers, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -100,6 +101,18 @@ func (s *screen) hold(f func(w io.Writer)) {
 		s.col = 0
 	}
 	f(s.w)
+}
+
+var chatCommand = &command{
+	name:    "chat",
+	summary: "a conversation with a model that uses the servers' tools",
+	help:    chatHelp,
+	example: "ferry chat --model anthropic/claude-sonnet-4-5",
+	setup: func(fs *flag.FlagSet, o *cli) runFunc {
+		o.agentFlags.declare(fs, false)
+		return func(ctx context.Context, o *cli) error { return cmdChat(ctx, o, &o.agentFlags) }
+	},
+	ownSignals: true, // Ctrl-C stops the current turn
 }
 
 const chatHelp = `Type a message to talk to the model; it calls the servers' tools as it needs.

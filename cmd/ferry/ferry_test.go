@@ -3,10 +3,10 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,48 +18,31 @@ import (
 	"github.com/ferrymcp/ferry/protocol"
 )
 
-var exampleServer string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "ferry-cmd-test")
-	if err != nil {
-		panic(err)
-	}
-	exampleServer = filepath.Join(dir, "everything")
-	if out, err := exec.Command("go", "build", "-o", exampleServer, "../../examples/everything").CombinedOutput(); err != nil {
-		os.Stderr.Write(out)
-		panic(err)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
 // runFerry runs the command in-process with the given stdin.
 func runFerry(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	e := &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut}
-	code = run(e, args)
+	code = run(context.Background(), e, args)
 	return code, out.String(), errOut.String()
 }
 
 func TestParseFlags(t *testing.T) {
-	o, err := parseFlags(&env{}, []string{"--trace", "call", "--format", "json", "srv.tool", "a=1", "--env", "K=V", "b=2", "--", "npx", "-y", "pkg", "--x"})
+	o, _, err := parseFlags(&env{}, []string{"--trace", "call", "--format", "json", "srv.tool", "a=1", "--env", "K=V", "b=2", "--", "npx", "-y", "pkg", "--x"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.command != "call" || strings.Join(o.args, " ") != "srv.tool a=1 b=2" || strings.Join(o.adhoc, " ") != "npx -y pkg --x" ||
+	if o.cmd != callCommand || strings.Join(o.args, " ") != "srv.tool a=1 b=2" || strings.Join(o.adhoc, " ") != "npx -y pkg --x" ||
 		!o.trace || !o.json || len(o.envs) != 1 {
 		t.Errorf("%+v", o)
 	}
-	if _, err := parseFlags(&env{}, []string{"--format", "xml", "tools"}); exitCode(err) != exitUsage {
+	if _, _, err := parseFlags(&env{}, []string{"--format", "xml", "tools"}); exitCode(err) != exitUsage {
 		t.Errorf("bad format: %v", err)
 	}
-	if _, err := parseFlags(&env{}, []string{"--nope"}); exitCode(err) != exitUsage {
+	if _, _, err := parseFlags(&env{}, []string{"--nope"}); exitCode(err) != exitUsage {
 		t.Errorf("unknown flag: %v", err)
 	}
-	o, _ = parseFlags(&env{stdoutTTY: true}, []string{"tools"})
+	o, _, _ = parseFlags(&env{stdoutTTY: true}, []string{"tools"})
 	if o.json {
 		t.Error("JSON on a terminal")
 	}

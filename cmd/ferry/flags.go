@@ -11,18 +11,16 @@ import (
 	"github.com/ferrymcp/ferry/config"
 )
 
-// cli is one run: the parsed flags and arguments, and what the commands
-// share.
+// cli is one run: the parsed global flags and arguments, and what the
+// commands share. A command's own flags are its own (see command.setup).
 type cli struct {
 	*env
-	command string
-	args    []string // positional arguments after the command
-	adhoc   []string // the command line after --
+	cmd   *command
+	args  []string // positional arguments after the command's name
+	adhoc []string // the command line after --
 
 	configs                        listFlag
 	format                         string
-	argsJSON                       string
-	server                         string
 	envs, headers, roots           listFlag
 	cwd                            string
 	sse                            bool
@@ -53,88 +51,147 @@ type listFlag []string
 func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
+// globalFlags declares the flags every command takes. A value name in
+// backquotes is shown in the help ("--config FILE").
+func (o *cli) globalFlags(fs *flag.FlagSet) {
+	fs.Var(&o.configs, "config", "configuration `FILE` (repeatable)")
+	fs.StringVar(&o.format, "format", "", "output format `table|json` (default: table on a terminal, json otherwise)")
+	fs.Var(&o.envs, "env", "environment `K=V` of an ad-hoc stdio server (repeatable)")
+	fs.StringVar(&o.cwd, "cwd", "", "working `DIR` of an ad-hoc stdio server")
+	fs.Var(&o.headers, "header", "HTTP header `'K: V'` of an ad-hoc URL server (repeatable)")
+	fs.BoolVar(&o.sse, "sse", false, "the ad-hoc URL speaks the HTTP+SSE transport (2024-11-05)")
+	fs.BoolVar(&o.trace, "trace", false, "every JSON-RPC message on stderr: direction, id, method, size, ms to the answer")
+	fs.StringVar(&o.traceFile, "trace-file", "", "the same as NDJSON in `FILE`, each message in full (- for stdout)")
+	fs.DurationVar(&o.timeout, "timeout", 60*time.Second, "request timeout `D`, reset by progress (default 60s)")
+	fs.DurationVar(&o.maxTimeout, "max-timeout", 10*time.Minute, "bound `D` on a request whatever its progress (default 10m)")
+	fs.DurationVar(&o.connectTO, "connect-timeout", 60*time.Second, "bound `D` on starting a server and the handshake (default 60s)")
+	fs.StringVar(&o.protocol, "protocol", "", "pin a protocol revision `VERSION` (default: detect the era)")
+	fs.StringVar(&o.prefix, "prefix", "always", "aggregated tool names: `MODE` always, on-conflict or never (default always)")
+	fs.StringVar(&o.separator, "separator", "__", "`S` between server and tool in aggregated names (default __)")
+	fs.Var(&o.roots, "root", "offer `DIR` to servers as a root (repeatable)")
+	fs.StringVar(&o.logLevel, "log-level", "", "ask servers for log messages at `LEVEL` and show them")
+	fs.BoolVar(&o.verbose, "v", false, "show each server's stages and stderr, and errors in full")
+	fs.BoolVar(&o.showVersion, "version", false, "print ferry's version")
+}
+
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// errHelp asks for the help of o.cmd (the global help when nil).
 var errHelp = errors.New("help")
 
-// parseFlags reads flags anywhere among the arguments up to "--"; the
-// first positional argument is the command.
-func parseFlags(e *env, args []string) (*cli, error) {
+// parseFlags finds the command among the arguments, then reads the
+// global flags and the command's own anywhere up to "--". It returns the
+// command's run function.
+func parseFlags(e *env, args []string) (*cli, runFunc, error) {
 	o := &cli{env: e}
-	fs := flag.NewFlagSet("ferry", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Var(&o.configs, "config", "")
-	fs.StringVar(&o.format, "format", "", "")
-	fs.StringVar(&o.argsJSON, "args", "", "")
-	fs.StringVar(&o.server, "server", "", "")
-	fs.Var(&o.envs, "env", "")
-	fs.Var(&o.headers, "header", "")
-	fs.Var(&o.roots, "root", "")
-	fs.StringVar(&o.cwd, "cwd", "", "")
-	fs.BoolVar(&o.sse, "sse", false, "")
-	fs.BoolVar(&o.trace, "trace", false, "")
-	fs.StringVar(&o.traceFile, "trace-file", "", "")
-	fs.DurationVar(&o.timeout, "timeout", 60*time.Second, "")
-	fs.DurationVar(&o.maxTimeout, "max-timeout", 10*time.Minute, "")
-	fs.DurationVar(&o.connectTO, "connect-timeout", 60*time.Second, "")
-	fs.StringVar(&o.protocol, "protocol", "", "")
-	fs.StringVar(&o.prefix, "prefix", "always", "")
-	fs.StringVar(&o.separator, "separator", "__", "")
-	fs.StringVar(&o.logLevel, "log-level", "", "")
-	fs.BoolVar(&o.verbose, "v", false, "")
-	fs.BoolVar(&o.showVersion, "version", false, "")
-	fs.BoolVar(&o.task, "task", false, "")
-	fs.BoolVar(&o.wait, "wait", false, "")
-	// ferry serve
-	fs.StringVar(&o.serve.addr, "addr", "127.0.0.1:8000", "")
-	fs.StringVar(&o.serve.tokenFile, "token-file", "", "")
-	fs.BoolVar(&o.serve.insecure, "insecure-no-auth", false, "")
-	fs.Var(&o.serve.isolate, "isolate", "")
-	fs.Var(&o.serve.origins, "allow-origin", "")
-	fs.Var(&o.serve.hosts, "allow-host", "")
-	fs.DurationVar(&o.serve.drain, "drain", 10*time.Second, "")
-	fs.IntVar(&o.serve.maxSessions, "max-sessions", 10000, "")
-	fs.IntVar(&o.serve.maxProcs, "max-session-processes", 100, "")
-	fs.StringVar(&o.serve.logFormat, "log-format", "text", "")
-	fs.BoolVar(&o.serve.logRequests, "log-requests", false, "")
-	fs.BoolVar(&o.serve.noMetrics, "no-metrics", false, "")
-	af := &o.agentFlags
-	fs.StringVar(&af.model, "model", "", "")
-	fs.StringVar(&af.baseURL, "base-url", "", "")
-	fs.StringVar(&af.approval, "approval", "", "")
-	fs.StringVar(&af.prompt, "p", "", "")
-	fs.StringVar(&af.system, "system", "", "")
-	fs.IntVar(&af.maxSteps, "max-steps", 0, "")
-	fs.Int64Var(&af.maxTokens, "max-tokens", 0, "")
-	fs.DurationVar(&af.timeLimit, "time-limit", 0, "")
-	fs.BoolVar(&af.resume, "continue", false, "")
+	pos, help := scanPositionals(args)
+	cmd, n := lookup(pos)
+	o.cmd = cmd
+	if cmd == nil {
+		if len(pos) > 0 {
+			if len(group(pos[:1])) > 0 {
+				return o, nil, errHelp // "ferry auth": the group's commands
+			}
+			o.globalFlags(newFlagSet("ferry"))
+			o.setFormat()
+			return o, nil, usageErrorf("unknown command %q (run ferry help)", pos[0])
+		}
+		cmd = &command{} // flags alone: --version, --help
+	}
+	fs, run := cmd.flagSet(o)
+	rest, err := parseInterleaved(o, fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return o, nil, errHelp
+		}
+		o.setFormat()
+		if o.cmd != nil {
+			err = fmt.Errorf("%v (run ferry %s --help)", err, o.cmd.name)
+		}
+		return o, nil, usageErrorf("%v", err)
+	}
+	if help {
+		return o, nil, errHelp
+	}
+	o.args = rest[min(n, len(rest)):]
+	if err := o.setFormat(); err != nil {
+		return o, nil, err
+	}
+	return o, run, nil
+}
 
+// parseInterleaved parses flags anywhere among the positional arguments,
+// up to "--" (the rest is the ad-hoc server's command line), and returns
+// the positional arguments.
+func parseInterleaved(o *cli, fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return o, errHelp
-			}
-			o.setFormat()
-			return o, usageErrorf("%v", err)
+			return nil, err
 		}
 		rest := fs.Args()
 		consumed := args[:len(args)-len(rest)]
 		if len(consumed) > 0 && consumed[len(consumed)-1] == "--" {
 			o.adhoc = rest
-			break
+			return pos, nil
 		}
 		if len(rest) == 0 {
-			break
+			return pos, nil
 		}
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
-	if len(pos) > 0 {
-		o.command, o.args = pos[0], pos[1:]
+}
+
+// scanPositionals returns the positional arguments before "--", skipping
+// flags and their values (a flag takes a value when the global flags or
+// any command declare it so), and whether -h or --help is among them.
+func scanPositionals(args []string) (pos []string, help bool) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			pos = append(pos, a)
+			continue
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if name == "h" || name == "help" {
+			help = true
+		}
+		if !hasValue && takesValue(name) {
+			i++
+		}
 	}
-	if err := o.setFormat(); err != nil {
-		return o, err
+	return pos, help
+}
+
+// takesValue reports whether flag name, global or of some command, takes
+// a value (is not boolean).
+func takesValue(name string) bool {
+	fs := newFlagSet("ferry")
+	(&cli{}).globalFlags(fs)
+	if f := fs.Lookup(name); f != nil {
+		return !isBool(f)
 	}
-	return o, nil
+	for _, c := range commands {
+		for _, f := range c.ownFlags() {
+			if f.Name == name {
+				return !isBool(f)
+			}
+		}
+	}
+	return false
+}
+
+func isBool(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 func (o *cli) setFormat() error {

@@ -8,9 +8,54 @@
 //	ferry --trace tools -- npx -y @modelcontextprotocol/server-everything
 //
 // Run "ferry help" for the commands, flags and exit codes.
+//
+// # Adding a command
+//
+// A command is a file and a line. The file (login.go, serve.go, ...)
+// declares a *command: its name (one word, or a group and a word such as
+// "auth status"), its usage line, a one-line summary for "ferry help",
+// its help text and an example for "ferry NAME --help", and a setup
+// function that declares the command's own flags on the flag set it is
+// given (each with its usage text, a value name in backquotes; into
+// variables of its own, or fields of the *cli it is given when several
+// commands share them) and returns the function that runs it:
+//
+//	var serveCommand = &command{
+//		name:    "serve",
+//		args:    "[SERVER ...]",
+//		summary: "serve the configured servers as one MCP server",
+//		help:    "Longer text: what it does, what it needs.",
+//		example: "ferry serve --listen 127.0.0.1:8080",
+//		setup: func(fs *flag.FlagSet, o *cli) runFunc {
+//			listen := fs.String("listen", "127.0.0.1:8080", "`ADDR` to listen on")
+//			return func(ctx context.Context, o *cli) error { return serve(ctx, o, *listen) }
+//		},
+//	}
+//
+// The line adds it to the commands table in commands.go. Help, flag
+// parsing (global and own flags anywhere before "--") and the shell
+// completions come from the table.
+//
+// The ctx a command runs with is cancelled by Ctrl-C, SIGTERM or SIGHUP
+// (its cause is then an *interrupted): pass it to every request and
+// wait, return when it is done, and let deferred clean-up run (sess.Close
+// sends notifications/cancelled for calls in flight, ends HTTP sessions
+// and stops each stdio server's process group). ferry then exits with
+// 130, 143 or 129 and prints no error. A second signal, or clean-up
+// longer than cleanupGrace, ends the process at once. A command that
+// handles signals itself (serve reloads on SIGHUP, chat stops a turn on
+// Ctrl-C) sets ownSignals.
+//
+// A command reports failure by returning an error: a usageError (exit 1)
+// for a mistake in the command line, a *host.Error for a server's
+// failure, anything else for exit 2. What it prints on stdout is the
+// result only, and only on success: on failure stdout stays empty, and
+// the error goes to stderr (one sentence at a terminal, the detail under
+// -v, the whole envelope with --format json).
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -29,7 +74,8 @@ func main() {
 		stderrTTY: term.IsTerminal(int(os.Stderr.Fd())),
 		width:     func() int { w, _, _ := term.GetSize(int(os.Stdout.Fd())); return w },
 	}
-	os.Exit(run(e, os.Args[1:]))
+	e.signals = true
+	os.Exit(run(context.Background(), e, os.Args[1:]))
 }
 
 // env is what a run sees of the outside world, so that tests can fake a
@@ -39,6 +85,9 @@ type env struct {
 	stdout, stderr                 io.Writer
 	stdinTTY, stdoutTTY, stderrTTY bool
 	width                          func() int
+	// signals: Ctrl-C, SIGTERM and SIGHUP cancel the run's context
+	// (main sets it; tests send no signals).
+	signals bool
 }
 
 // Exit codes, stable for scripts.
@@ -51,11 +100,20 @@ const (
 	exitTool        = 5 // the tool reported an error (isError), or the call failed
 )
 
-func run(e *env, args []string) int {
-	o, err := parseFlags(e, args)
+// run runs the command line args; ctx cancelled means interrupted.
+func run(ctx context.Context, e *env, args []string) int {
+	o, cmd, err := parseFlags(e, args)
 	if err != nil {
 		if err == errHelp {
-			fmt.Fprint(e.stdout, usage)
+			if o.cmd == nil {
+				if pos, _ := scanPositionals(args); len(pos) > 0 && len(group(pos[:1])) > 0 {
+					writeGroupHelp(e.stdout, pos[0], group(pos[:1]))
+					return exitOK
+				}
+				writeUsage(e.stdout)
+			} else {
+				writeCommandHelp(e.stdout, o.cmd)
+			}
 			return exitOK
 		}
 		return o.fail(err)
@@ -64,125 +122,24 @@ func run(e *env, args []string) int {
 		fmt.Fprintln(e.stdout, "ferry", version)
 		return exitOK
 	}
-	if o.command == "" || o.command == "help" {
-		fmt.Fprint(e.stdout, usage)
-		if o.command == "" {
-			return exitUsage
-		}
-		return exitOK
+	if o.cmd == nil {
+		writeUsage(e.stderr)
+		return exitUsage
 	}
-	cmd, ok := commands[o.command]
-	if !ok {
-		return o.fail(usageErrorf("unknown command %q (run ferry help)", o.command))
+	if e.signals && !o.cmd.ownSignals && !o.task { // call --task asks what to do on Ctrl-C
+		var stop func()
+		ctx, stop = withSignals(ctx)
+		defer stop()
 	}
 	o.term = newTerminal(e)
 	if err := o.openTrace(); err != nil {
 		return o.fail(err)
 	}
-	defer o.closeTrace()
-	return o.finish(cmd(o))
+	err = cmd(ctx, o)
+	o.closeTrace()
+	if code, ok := interruptCode(ctx); ok {
+		o.term.clearProgress()
+		return code
+	}
+	return o.finish(err)
 }
-
-var commands = map[string]func(*cli) error{
-	"servers":   cmdServers,
-	"tools":     cmdTools,
-	"call":      cmdCall,
-	"resources": cmdResources,
-	"read":      cmdRead,
-	"prompts":   cmdPrompts,
-	"prompt":    cmdPrompt,
-	"serve":     cmdServe,
-	"proxy":     cmdProxy,
-	"run":       func(o *cli) error { return cmdRun(background(), o, &o.agentFlags) },
-	"chat":      func(o *cli) error { return cmdChat(background(), o, &o.agentFlags) },
-	"tasks":     cmdTasks,
-}
-
-const usage = `ferry: start MCP servers from the configuration files you already have,
-list and call their tools, resources and prompts, and trace the wire.
-
-Usage:
-  ferry [flags] servers                      status, era, protocol version, tools, connect time
-  ferry [flags] tools [SERVER]               the tools of every server, or of one
-  ferry [flags] call SERVER.TOOL [k=v ...]   call a tool (values coerced by its input schema;
-                                             k:=JSON for a raw JSON value)
-  ferry [flags] call --task SERVER.TOOL ...  let the server run the call as a task: its status
-                                             as it changes, then the result; Ctrl-C asks
-                                             whether to cancel it or leave it running
-  ferry [flags] tasks SERVER [TASKID]        a server's tasks (2025-11-25), or one task's
-                                             status or result (--wait: wait for it)
-  ferry [flags] resources [SERVER]           resources and resource templates
-  ferry [flags] read URI                     read a resource (--server to pick the server)
-  ferry [flags] prompts [SERVER]             prompts
-  ferry [flags] prompt [SERVER.]NAME [k=v]   get a prompt
-  ferry [flags] serve [-- CMD ARGS]          serve the servers over HTTP: all at /mcp,
-                                             each at /servers/NAME/mcp (and /sse)
-  ferry [flags] proxy URL|NAME               a stdio MCP server that forwards to one server
-  ferry [flags] run -p PROMPT                one turn of a model on the servers' tools: the
-                                             answer, or with --format json every call and the usage
-  ferry [flags] chat                         a conversation with a model that uses the servers' tools
-
-A server without a configuration file:
-  ferry tools -- npx -y @modelcontextprotocol/server-everything
-  ferry tools https://example.com/mcp --header 'Authorization: Bearer TOKEN'
-
-Without --config, ferry reads every file it finds among: ./.mcp.json,
-./mcp-servers.json, ./.cursor/mcp.json, ./.vscode/mcp.json, ~/.claude.json,
-Claude Desktop's claude_desktop_config.json, ~/.cursor/mcp.json, Windsurf's
-~/.codeium/windsurf/mcp_config.json, VS Code's user mcp.json, Cline's settings
-and ~/.gemini/settings.json (the first definition of a name wins).
-
-Flags (anywhere before --):
-  --config FILE         configuration file (repeatable)
-  --format table|json   output format (default: table on a terminal, json otherwise)
-  --args JSON|-|@FILE   tool arguments as a JSON object; - reads stdin
-  --server NAME         the server for read and prompt
-  --env K=V             environment of an ad-hoc stdio server (repeatable)
-  --cwd DIR             working directory of an ad-hoc stdio server
-  --header 'K: V'       HTTP header of an ad-hoc URL server (repeatable)
-  --sse                 the ad-hoc URL speaks the HTTP+SSE transport (2024-11-05)
-  --trace               every JSON-RPC message on stderr: direction, id, method,
-                        size, milliseconds to the answer
-  --trace-file FILE     the same as NDJSON, with each message in full
-  --timeout D           request timeout, reset by progress (default 60s)
-  --max-timeout D       bound on a request whatever its progress (default 10m)
-  --connect-timeout D   bound on starting a server and the handshake (default 60s)
-  --protocol VERSION    pin a protocol revision (default: detect the era)
-  --prefix MODE         aggregated tool names: always, on-conflict, never (default always)
-  --separator S         between server and tool in aggregated names (default __)
-  --root DIR            offer DIR to servers as a root (repeatable)
-  --log-level LEVEL     ask servers for log messages at LEVEL and show them
-  --model PROVIDER/MODEL  run, chat: the model (or FERRY_MODEL, or the configuration's
-                        "agent" settings): openai/gpt-4o, anthropic/claude-sonnet-4-5,
-                        ollama/llama3.2, deepseek/..., dashscope/qwen-plus, ...
-  --base-url URL        run, chat: the provider's address (OpenAI's ends in /v1)
-  --approval MODE       run, chat: ask (at a terminal), auto or deny tool calls and
-                        sampling requests (the configuration's allow/deny lists first)
-  -p PROMPT             run: the prompt (- reads stdin)
-  --system TEXT         run, chat: the system prompt
-  --max-steps N         run, chat: model requests per turn (default 25)
-  --max-tokens N        run, chat: tokens per turn (default: no limit)
-  --time-limit D        run, chat: duration of a turn (default: no limit)
-  --continue            chat: go on with the last conversation
-  -v                    show each server's stages and stderr
-  --version             print ferry's version
-
-Flags of ferry serve:
-  --addr HOST:PORT      where to listen (default 127.0.0.1:8000)
-  --token-file FILE     bearer tokens clients must send, one per line (or
-                        FERRY_GATEWAY_TOKENS); needed beyond loopback
-  --insecure-no-auth    listen beyond loopback without inbound auth
-  --isolate SERVER      a process per client session for SERVER (* for all);
-                        or "isolation": "session" in its entry
-  --allow-origin O, --allow-host H   browser origins and Host names to accept too
-  --drain D             time the requests in flight get to finish (default 10s)
-  --max-sessions N, --max-session-processes N   bounds (10000, 100)
-  --log-format text|json, --log-requests, --no-metrics
-  SIGHUP reads the configuration again; SIGTERM stops in order. Traces go
-  over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set. --max-timeout bounds a
-  call to a server (--timeout, an idle bound, is left to the clients).
-
-Exit codes:
-  0 ok   1 usage or configuration error   2 other error   3 authentication refused
-  4 server unreachable (failed to start, crashed, timed out)   5 tool error
-`

@@ -11,6 +11,18 @@ import (
 	"github.com/ferrymcp/ferry/transport/stdio"
 )
 
+var proxyCommand = &command{
+	name:    "proxy",
+	args:    "URL|NAME",
+	summary: "a stdio MCP server that forwards to one server",
+	help: `Serves one server over stdio until stdin ends: the server at the URL
+argument (with --header and --sse), or the server NAME of the configuration.
+Nothing but MCP messages is written on stdout; -v logs on stderr.`,
+	example:    "ferry proxy https://example.com/mcp --header 'Authorization: Bearer TOKEN'",
+	setup:      noFlags(func(_ context.Context, o *cli) error { return cmdProxy(o) }),
+	ownSignals: true,
+}
+
 // cmdProxy serves one server over stdio, a stdio MCP server in front of a
 // remote one, until stdin ends: the server at the URL argument (with
 // --header and --sse), or the server NAME of the configuration. Both

@@ -2,12 +2,26 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/ferrymcp/ferry/agent"
 )
+
+var runCommand = &command{
+	name:    "run",
+	args:    "-p PROMPT",
+	summary: "one turn of a model on the servers' tools: the answer, or with --format json every call and the usage",
+	help: `Gives the prompt to a model with the servers' tools and prints its answer
+(with --format json: every tool call and the usage too).`,
+	example: "ferry run --model ollama/llama3.2 -p 'What files are in /tmp?'",
+	setup: func(fs *flag.FlagSet, o *cli) runFunc {
+		o.agentFlags.declare(fs, true)
+		return func(ctx context.Context, o *cli) error { return cmdRun(ctx, o, &o.agentFlags) }
+	},
+}
 
 // runOut is the object `ferry run --format json` prints.
 type runOut struct {

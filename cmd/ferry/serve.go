@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -21,6 +22,23 @@ import (
 	"github.com/ferrymcp/ferry/transport/streamable"
 )
 
+var serveCommand = &command{
+	name:    "serve",
+	args:    "[-- CMD ARGS]",
+	summary: "serve the servers over HTTP: all at /mcp, each at /servers/NAME/mcp (and /sse)",
+	help: `Serves the configured servers (or the ad-hoc one) as one MCP server over
+Streamable HTTP at /mcp, and each at /servers/NAME/mcp (and /sse).
+SIGHUP reads the configuration again; SIGTERM stops in order. Traces go
+over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set. --max-timeout bounds a
+call to a server (--timeout, an idle bound, is left to the clients).`,
+	example: "ferry serve --addr 127.0.0.1:8000 --token-file tokens.txt",
+	setup: func(fs *flag.FlagSet, o *cli) runFunc {
+		o.serve.declare(fs)
+		return func(_ context.Context, o *cli) error { return cmdServe(o) }
+	},
+	ownSignals: true,
+}
+
 type serveFlags struct {
 	addr, tokenFile, logFormat string
 	insecure, noMetrics        bool
@@ -28,6 +46,22 @@ type serveFlags struct {
 	isolate, origins, hosts    listFlag
 	drain                      time.Duration
 	maxSessions, maxProcs      int
+}
+
+// declare declares the flags of ferry serve.
+func (f *serveFlags) declare(fs *flag.FlagSet) {
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8000", "where to listen, `HOST:PORT` (default 127.0.0.1:8000)")
+	fs.StringVar(&f.tokenFile, "token-file", "", "bearer tokens clients must send, one per line in `FILE` (or FERRY_GATEWAY_TOKENS); needed beyond loopback")
+	fs.BoolVar(&f.insecure, "insecure-no-auth", false, "listen beyond loopback without inbound auth")
+	fs.Var(&f.isolate, "isolate", "a process per client session for `SERVER` (* for all); or \"isolation\": \"session\" in its entry")
+	fs.Var(&f.origins, "allow-origin", "a browser `ORIGIN` to accept too (repeatable)")
+	fs.Var(&f.hosts, "allow-host", "a `HOST` name to accept too (repeatable)")
+	fs.DurationVar(&f.drain, "drain", 10*time.Second, "time `D` the requests in flight get to finish (default 10s)")
+	fs.IntVar(&f.maxSessions, "max-sessions", 10000, "bound `N` on client sessions (default 10000)")
+	fs.IntVar(&f.maxProcs, "max-session-processes", 100, "bound `N` on per-session processes (default 100)")
+	fs.StringVar(&f.logFormat, "log-format", "text", "log `text|json` (default text)")
+	fs.BoolVar(&f.logRequests, "log-requests", false, "log every request")
+	fs.BoolVar(&f.noMetrics, "no-metrics", false, "no /metrics endpoint")
 }
 
 // cmdServe runs the gateway until SIGINT or SIGTERM.

@@ -12,6 +12,17 @@ import (
 	"github.com/ferrymcp/ferry/protocol"
 )
 
+var serversCommand = &command{
+	name:    "servers",
+	summary: "status, era, protocol version, tools, connect time",
+	help: `Starts every configured server (or the ad-hoc one) and shows how each went:
+its status, transport, protocol era and revision, number of tools, connect time
+and name, or why it failed (with the end of its stderr).`,
+	example: `ferry servers
+ferry --config .vscode/mcp.json servers --format json`,
+	setup: noFlags(cmdServers),
+}
+
 // serverOut is a server in `ferry servers --format json`.
 type serverOut struct {
 	Name            string                   `json:"name"`
@@ -30,7 +41,7 @@ type serverOut struct {
 	Stderr          string                   `json:"stderr,omitempty"`
 }
 
-func cmdServers(o *cli) error {
+func cmdServers(ctx context.Context, o *cli) error {
 	servers, err := o.loadServers()
 	if err != nil {
 		return err
@@ -38,12 +49,11 @@ func cmdServers(o *cli) error {
 	if len(o.args) > 0 {
 		return usageErrorf("servers takes no arguments")
 	}
-	sess, err := o.startServers(servers)
+	sess, err := o.startServers(ctx, servers)
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
-	ctx := context.Background()
 	list := sess.Servers()
 	counts := make([]*int, len(list))
 	errs := make([]error, len(list))
@@ -132,7 +142,3 @@ func target(s *config.Server) string {
 	}
 	return s.URL
 }
-
-// background is the context of a command's requests: timeouts are the
-// host's, per request.
-func background() context.Context { return context.Background() }

@@ -93,7 +93,7 @@ func (o *cli) adhocServer() (*config.Server, error) {
 		return s, nil
 	}
 	i := slices.IndexFunc(o.args, isURL)
-	if o.command == "read" && len(o.args) < 2 {
+	if o.cmd.name == "read" && len(o.args) < 2 {
 		i = -1 // the URI to read, which may be an http URL
 	}
 	if i < 0 {
@@ -180,20 +180,20 @@ func sanitizeName(s string) string {
 // startHost makes the host for the servers and starts those named (all
 // enabled ones when none is); servers that fail are reported in the
 // returned error, the others are usable.
-func (o *cli) startHost(names ...string) (*session, error) {
+func (o *cli) startHost(ctx context.Context, names ...string) (*session, error) {
 	servers, err := o.loadServers()
 	if err != nil {
 		return nil, err
 	}
-	return o.startServers(servers, names...)
+	return o.startServers(ctx, servers, names...)
 }
 
-func (o *cli) startServers(servers []*config.Server, names ...string) (*session, error) {
-	return o.startServersWith(servers, o.hostOptions(), names...)
+func (o *cli) startServers(ctx context.Context, servers []*config.Server, names ...string) (*session, error) {
+	return o.startServersWith(ctx, servers, o.hostOptions(), names...)
 }
 
 // startServersWith is startServers with the host's options.
-func (o *cli) startServersWith(servers []*config.Server, opts *host.Options, names ...string) (*session, error) {
+func (o *cli) startServersWith(ctx context.Context, servers []*config.Server, opts *host.Options, names ...string) (*session, error) {
 	h, err := host.New(servers, opts)
 	if err != nil {
 		return nil, usageErrorf("%v", err)
@@ -204,7 +204,7 @@ func (o *cli) startServersWith(servers []*config.Server, opts *host.Options, nam
 			return nil, usageErrorf("no server named %q (configured: %s)", n, serverNames(servers))
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), o.connectTO+time.Second)
+	ctx, cancel := context.WithTimeout(ctx, o.connectTO+time.Second)
 	defer cancel()
 	startErr := h.Start(ctx, names...)
 	return &session{Host: h, servers: servers, startErr: startErr}, nil

@@ -8,6 +8,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/signal"
@@ -108,6 +109,21 @@ func (t *terminal) confirm(question string) bool {
 	return a == "y" || a == "yes"
 }
 
+var tasksCommand = &command{
+	name:    "tasks",
+	args:    "SERVER [TASKID]",
+	summary: "a server's tasks (2025-11-25), or one task's status or result (--wait: wait for it)",
+	help: `Lists a server's tasks (2025-11-25 sessions; the tasks extension has no
+tasks/list), or shows one task's status, or its result once it is done.`,
+	example: `ferry call --task everything.slow
+ferry tasks everything TASKID --wait`,
+	setup: func(fs *flag.FlagSet, o *cli) runFunc {
+		fs.BoolVar(&o.wait, "wait", false, "wait for the task to end and print its result; Ctrl-C asks whether to cancel it")
+		return func(_ context.Context, o *cli) error { return cmdTasks(o) }
+	},
+	ownSignals: true,
+}
+
 // cmdTasks is ferry tasks SERVER [TASKID]: the server's tasks (2025-11-25
 // sessions; the tasks extension has no tasks/list), or one task, waited
 // for with --wait.
@@ -132,7 +148,7 @@ func cmdTasks(o *cli) error {
 	default:
 		name, id = o.args[0], o.args[1]
 	}
-	sess, err := o.startServers(servers, name)
+	sess, err := o.startServers(context.Background(), servers, name)
 	if err != nil {
 		return err
 	}
@@ -144,7 +160,7 @@ func cmdTasks(o *cli) error {
 	if err != nil {
 		return err
 	}
-	ctx := background()
+	ctx := context.Background()
 	c, err := srv.Client(ctx)
 	if err != nil {
 		return err

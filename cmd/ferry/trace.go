@@ -92,8 +92,14 @@ func (t *tracer) event(e *host.TraceEvent) {
 	if err != nil {
 		return
 	}
+	b = append(b, '\n')
 	t.mu.Lock()
-	t.w.Write(append(b, '\n'))
+	// Whole lines only reach the file, so that it parses to its last
+	// line even when ferry is killed (SIGKILL) before it flushes.
+	if len(b) > t.w.Available() {
+		t.w.Flush()
+	}
+	t.w.Write(b)
 	t.mu.Unlock()
 }
 
