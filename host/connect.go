@@ -69,6 +69,10 @@ func (s *Server) connect() (*client.Client, *stdio.ClientStream, error) {
 // classify turns a failure to start or connect into an *Error.
 func (s *Server) classify(ctx context.Context, err error, cs *stdio.ClientStream) *Error {
 	e := &Error{Server: s.cfg.Name, Kind: KindUnreachable, Err: err}
+	if errors.Is(err, stdio.ErrInvalidCommand) {
+		// A command the system cannot run as given: no restart helps.
+		e.Kind = KindConfig
+	}
 	if cs != nil {
 		e.Stderr = tail(cs.Stderr())
 		var exit *stdio.ExitError

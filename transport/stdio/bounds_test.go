@@ -3,7 +3,10 @@ package stdio
 import (
 	"context"
 	"errors"
+	"os"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -78,6 +81,103 @@ func TestDroppedAnswerFailsCall(t *testing.T) {
 			t.Logf("%s: %v after %v", tt.mode, err, took.Round(time.Millisecond))
 			if err == nil || !strings.Contains(err.Error(), tt.want) || took > time.Second {
 				t.Errorf("%s: %v after %v, want an error about %q at once", tt.mode, err, took, tt.want)
+			}
+		})
+	}
+}
+
+// TestCloseStopsWhatLeftTheGroup: a process the server started that
+// left the server's process group (setsid) is stopped by Close too (on
+// a12c33f it survived: signals to the group missed it).
+func TestCloseStopsWhatLeftTheGroup(t *testing.T) {
+	lines := make(lineCollector, 16)
+	s := connect(t, &Command{Path: "/bin/sh", Args: []string{"-c", `setsid sleep 300 & echo "stray $!" >&2; exec cat`}, Stderr: lines,
+		CloseTimeout: 200 * time.Millisecond, TermTimeout: 200 * time.Millisecond})
+	line := waitLine(t, lines, "stray")
+	pid, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, "stray")))
+	if err != nil {
+		t.Fatalf("%q: %v", line, err)
+	}
+	defer syscall.Kill(pid, syscall.SIGKILL) // when the test fails
+	// setsid(1) forks when it leads its group: the stray is the child
+	// of that pid, or that pid itself once it called setsid.
+	deadline := time.Now().Add(2 * time.Second)
+	var strays []int
+	for time.Now().Before(deadline) && len(strays) == 0 {
+		strays = sessionLeaders(pid)
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(strays) == 0 {
+		t.Fatalf("no process left the group")
+	}
+	start := time.Now()
+	s.Close()
+	t.Logf("Close took %v; strays %v", time.Since(start).Round(time.Millisecond), strays)
+	for _, p := range strays {
+		defer syscall.Kill(p, syscall.SIGKILL)
+		if alive(p) {
+			t.Errorf("process %d, which left the server's group, survived Close", p)
+		}
+	}
+}
+
+// sessionLeaders returns pid and its children that lead a session of
+// their own.
+func sessionLeaders(pid int) []int {
+	var out []int
+	for _, p := range append([]int{pid}, children(pid)...) {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/stat")
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		if len(f) > 3 && f[3] == strconv.Itoa(p) { // session id
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func children(pid int) []int {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(pid) + "/children")
+	var out []int
+	for _, f := range strings.Fields(string(b)) {
+		if n, err := strconv.Atoi(f); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// TestInvalidCommand: a command the system cannot run as given fails with
+// ErrInvalidCommand, saying what is wrong, so that a host does not take
+// it for a server that is unreachable and retry it (on a12c33f: "fork/exec
+// ...: invalid argument" and "argument list too long", unmarked).
+func TestInvalidCommand(t *testing.T) {
+	long := make([]string, 64)
+	for i := range long {
+		long[i] = strings.Repeat("a", 128<<10-1) // 8 MiB in all, over ARG_MAX
+	}
+	tests := []struct {
+		name string
+		cmd  *Command
+		want string
+	}{
+		{"NUL in an argument", &Command{Path: "/bin/echo", Args: []string{"a\x00b"}}, "argument 1 holds a NUL byte"},
+		{"NUL in the program", &Command{Path: "/bin/ec\x00ho"}, "NUL"},
+		{"= in a variable's name", &Command{Path: "/bin/echo", Env: map[string]string{"A=B": "c"}}, "not an environment variable name"},
+		{"NUL in a value", &Command{Path: "/bin/echo", Env: map[string]string{"A": "b\x00"}}, "NUL"},
+		{"arguments over the system's limit", &Command{Path: "/bin/echo", Args: long}, "exceed the system's limit"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := tt.cmd.Connect(context.Background())
+			if err == nil {
+				s.Close()
+			}
+			t.Logf("%v", err)
+			if !errors.Is(err, ErrInvalidCommand) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Connect: %v, want ErrInvalidCommand about %q", err, tt.want)
 			}
 		})
 	}

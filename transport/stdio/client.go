@@ -55,6 +55,7 @@ type ClientStream struct {
 
 	closeOnce sync.Once
 	closing   chan struct{}
+	strays    *strays // processes of the server outside its group
 }
 
 // Read returns the next message from the server. Lines that are not JSON
@@ -177,6 +178,9 @@ func (s *ClientStream) shutdown() {
 	s.out.stop()
 
 	p := s.cmd.Process
+	// What left the server's group is found while the server runs, by
+	// descent, and at the end by the pipes it holds.
+	s.strays.scan()
 	// stragglers is when what is left in the group gets SIGKILL; zero
 	// once it has.
 	stragglers := time.Now().Add(s.termTimeout)
@@ -199,6 +203,8 @@ func (s *ClientStream) shutdown() {
 		}
 		killGroup(p)
 	}
+	s.strays.scan()
+	s.strays.stop(s.termTimeout)
 	s.stdout.Close()
 	// What the server wrote on stderr is read to the end unless
 	// something outside the group holds the pipe.

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/ferrymcp/ferry/jsonrpc"
@@ -63,6 +64,37 @@ type Command struct {
 	Stderr io.Writer
 }
 
+// ErrInvalidCommand is wrapped by the error of [Command.Connect] for a
+// command the system cannot run as given, which no retry will mend: a
+// NUL byte in the program, an argument or the environment, an
+// environment variable whose name is empty or holds '=', arguments and
+// environment beyond the system's limit.
+var ErrInvalidCommand = errors.New("invalid command")
+
+// check refuses what exec would fail on, naming it.
+func (c *Command) check() error {
+	bad := func(what string) error {
+		return fmt.Errorf("stdio: cannot start the server %q: %w: %s", c.Path, ErrInvalidCommand, what)
+	}
+	if strings.IndexByte(c.Path, 0) >= 0 || strings.IndexByte(c.Dir, 0) >= 0 {
+		return bad("the program or its folder holds a NUL byte")
+	}
+	for i, a := range c.Args {
+		if strings.IndexByte(a, 0) >= 0 {
+			return bad(fmt.Sprintf("argument %d holds a NUL byte", i+1))
+		}
+	}
+	for k, v := range c.Env {
+		switch {
+		case k == "" || strings.ContainsAny(k, "=\x00"):
+			return bad(fmt.Sprintf("%q is not an environment variable name", k))
+		case strings.IndexByte(v, 0) >= 0:
+			return bad(fmt.Sprintf("the value of %s holds a NUL byte", k))
+		}
+	}
+	return nil
+}
+
 // Connect starts the server and returns the stream to talk to it.
 //
 // ctx bounds the start only: the server runs until [ClientStream.Close]
@@ -73,6 +105,9 @@ type Command struct {
 // killed if this process dies.
 func (c *Command) Connect(ctx context.Context) (*ClientStream, error) {
 	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := c.check(); err != nil {
 		return nil, err
 	}
 	if c.Dir != "" {
@@ -108,6 +143,10 @@ func (c *Command) Connect(ctx context.Context) (*ClientStream, error) {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	if err := cmd.Start(); err != nil {
 		closeAll(files)
+		if errors.Is(err, syscall.E2BIG) {
+			// No retry helps: the command line is too long for the system.
+			return nil, fmt.Errorf("stdio: cannot start the server %q: %w: its arguments and environment exceed the system's limit", c.Path, ErrInvalidCommand)
+		}
 		return nil, fmt.Errorf("stdio: cannot start the server: %w", err)
 	}
 	// The child has its copies; ours would keep its stdin open and hide
@@ -129,6 +168,7 @@ func (c *Command) Connect(ctx context.Context) (*ClientStream, error) {
 		stderrDone:   make(chan struct{}),
 		stdoutEOF:    make(chan struct{}),
 		closing:      make(chan struct{}),
+		strays:       newStrays(cmd.Process.Pid, inW, outR, errR),
 	}
 	log := c.Logger
 	if log == nil {

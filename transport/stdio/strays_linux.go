@@ -1,0 +1,149 @@
+package stdio
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// strays finds the processes of a server that left its process group
+// (setsid(2), as a process that means to outlive its parent does), which
+// the signals sent to the group miss: those that descend from the server
+// and those that hold one of its pipes. A process is known by its pid
+// and its start time, so that a pid reused meanwhile is not signalled.
+type strays struct {
+	server int
+	pipes  map[uint64]bool // inodes of the server's stdin, stdout, stderr
+	found  map[int]uint64  // pid: start time
+}
+
+func newStrays(pid int, files ...*os.File) *strays {
+	st := &strays{server: pid, pipes: map[uint64]bool{}, found: map[int]uint64{}}
+	for _, f := range files {
+		if fi, err := f.Stat(); err == nil {
+			if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
+				st.pipes[sys.Ino] = true
+			}
+		}
+	}
+	return st
+}
+
+// procStat is what strays reads of /proc/PID/stat.
+type procStat struct {
+	ppid, pgrp int
+	start      uint64
+	zombie     bool
+}
+
+func readStat(pid int) (procStat, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procStat{}, false
+	}
+	// "pid (comm) state ppid pgrp ... starttime(22)", comm may hold anything.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return procStat{}, false
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 20 {
+		return procStat{}, false
+	}
+	ppid, _ := strconv.Atoi(string(f[1]))
+	pgrp, _ := strconv.Atoi(string(f[2]))
+	start, _ := strconv.ParseUint(string(f[19]), 10, 64)
+	return procStat{ppid: ppid, pgrp: pgrp, start: start, zombie: f[0][0] == 'Z' || f[0][0] == 'X'}, true
+}
+
+// scan adds the processes that descend from the server or hold one of
+// its pipes.
+func (st *strays) scan() {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	stats := map[int]procStat{}
+	for _, name := range names {
+		pid, err := strconv.Atoi(name)
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		if s, ok := readStat(pid); ok && !s.zombie {
+			stats[pid] = s
+		}
+	}
+	descends := func(pid int) bool {
+		for i := 0; i < 64 && pid > 1; i++ {
+			if pid == st.server {
+				return true
+			}
+			pid = stats[pid].ppid
+		}
+		return false
+	}
+	for pid, s := range stats {
+		if pid != st.server && (descends(pid) || st.holdsPipe(pid)) {
+			st.found[pid] = s.start
+		}
+	}
+}
+
+func (st *strays) holdsPipe(pid int) bool {
+	dir := "/proc/" + strconv.Itoa(pid) + "/fd"
+	d, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	fds, _ := d.Readdirnames(-1)
+	d.Close()
+	for _, fd := range fds {
+		link, err := os.Readlink(dir + "/" + fd)
+		if err != nil {
+			continue
+		}
+		if ino, ok := strings.CutPrefix(link, "pipe:["); ok {
+			if n, err := strconv.ParseUint(strings.TrimSuffix(ino, "]"), 10, 64); err == nil && st.pipes[n] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// alive returns the processes found that still run.
+func (st *strays) alive() []int {
+	var pids []int
+	for pid, start := range st.found {
+		if s, ok := readStat(pid); ok && !s.zombie && s.start == start {
+			pids = append(pids, pid)
+		} else {
+			delete(st.found, pid)
+		}
+	}
+	return pids
+}
+
+// stop sends the processes found SIGTERM, and SIGKILL to those still
+// running after grace.
+func (st *strays) stop(grace time.Duration) {
+	pids := st.alive()
+	if len(pids) == 0 {
+		return
+	}
+	for _, pid := range pids {
+		syscall.Kill(pid, syscall.SIGTERM)
+	}
+	deadline := time.Now().Add(grace)
+	for d := time.Millisecond; len(st.alive()) > 0 && time.Now().Before(deadline); d = min(2*d, 20*time.Millisecond) {
+		time.Sleep(d)
+	}
+	for _, pid := range st.alive() {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
