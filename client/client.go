@@ -177,10 +177,11 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 	}
 	c.recycler, _ = jsonrpc.As[jsonrpc.Recycler](stream)
 	c.conn = jsonrpc.NewConn(context.WithoutCancel(ctx), stream, &jsonrpc.ConnOptions{
-		Handler:     &handler{c: c},
-		MaxInFlight: c.opts.MaxInFlight,
-		CallerReads: true,
-		Logger:      c.log,
+		Handler:      &handler{c: c},
+		MaxInFlight:  c.opts.MaxInFlight,
+		CallerReads:  true,
+		CancelMethod: protocol.NotificationCancelled,
+		Logger:       c.log,
 	})
 	if err := c.handshake(ctx); err != nil {
 		c.conn.Close()
@@ -276,7 +277,7 @@ func isLegacySign(err error) bool {
 		return se.StatusCode != 401 && se.StatusCode != 403
 	}
 	var e *jsonrpc.Error
-	return errors.As(err, &e) && e.Code != jsonrpc.CodeUnsupportedProtocolVersion
+	return errors.As(err, &e) && e.Code != protocol.CodeUnsupportedProtocolVersion
 }
 
 // legacyOnly returns the newest legacy revision this client speaks named
@@ -284,7 +285,7 @@ func isLegacySign(err error) bool {
 // stateless revision this client speaks, or "".
 func legacyOnly(err error) string {
 	var e *jsonrpc.Error
-	if !errors.As(err, &e) || e.Code != jsonrpc.CodeUnsupportedProtocolVersion {
+	if !errors.As(err, &e) || e.Code != protocol.CodeUnsupportedProtocolVersion {
 		return ""
 	}
 	var data protocol.UnsupportedProtocolVersionData
@@ -312,7 +313,7 @@ func (c *Client) discoverAs(ctx context.Context, v string, retried bool) error {
 	var res protocol.DiscoverResult
 	err := c.callResult(ctx, protocol.MethodDiscover, c.withMeta(nil, nil), &res)
 	var e *jsonrpc.Error
-	if errors.As(err, &e) && e.Code == jsonrpc.CodeUnsupportedProtocolVersion {
+	if errors.As(err, &e) && e.Code == protocol.CodeUnsupportedProtocolVersion {
 		// "the server is modern but does not support the requested
 		// version. Use one of the versions in its advertised supported
 		// list. Do not fall back to initialize."

@@ -188,7 +188,7 @@ func TestEras(t *testing.T) {
 				// Elicitation came with 2025-06-18: the protocol error of
 				// a missing capability says so, as in the stateless era.
 				var rpcErr *jsonrpc.Error
-				if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeMissingRequiredClientCapability {
+				if !errors.As(err, &rpcErr) || rpcErr.Code != protocol.CodeMissingRequiredClientCapability {
 					t.Errorf("interview: %+v %v, want a missing capability error", res, err)
 				}
 			} else if err != nil || !strings.Contains(res.Content[0].Text, "accept/Ann sampled 2") {
@@ -201,7 +201,7 @@ func TestEras(t *testing.T) {
 			}
 			_, err = c.ReadResource(ctx, "test://nope")
 			var rpcErr *jsonrpc.Error
-			wantCode := int64(jsonrpc.CodeResourceNotFound)
+			wantCode := int64(protocol.CodeResourceNotFound)
 			if c.Stateless() {
 				wantCode = jsonrpc.CodeInvalidParams
 			}
@@ -372,7 +372,7 @@ func TestStatelessMissingCapability(t *testing.T) {
 	c := connect(t, testServer(nil), &client.Options{ProtocolVersion: protocol.Version20260728})
 	_, err := c.Call(context.Background(), "interview", nil)
 	var rpcErr *jsonrpc.Error
-	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeMissingRequiredClientCapability {
+	if !errors.As(err, &rpcErr) || rpcErr.Code != protocol.CodeMissingRequiredClientCapability {
 		t.Fatalf("got %v, want -32021", err)
 	}
 	var data protocol.MissingRequiredClientCapabilityData

@@ -41,7 +41,7 @@ func TestDetectRestrictedServer(t *testing.T) {
 				defer func() { conn.Close(); conn.Wait() }()
 				_, err := client.Connect(context.Background(), client.StreamTransport{Stream: b}, &client.Options{ProtocolVersion: c.pin})
 				var rpcErr *jsonrpc.Error
-				if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeUnsupportedProtocolVersion {
+				if !errors.As(err, &rpcErr) || rpcErr.Code != protocol.CodeUnsupportedProtocolVersion {
 					t.Fatalf("Connect: err = %v, want an UnsupportedProtocolVersionError", err)
 				}
 				return
@@ -92,7 +92,7 @@ func TestDiscoverRetriesAdvertisedVersion(t *testing.T) {
 					attempts <- m.Meta.ProtocolVersion
 					if n < c.refuse {
 						a.Write(context.Background(), &jsonrpc.Message{ID: m.ID, Error: &jsonrpc.Error{
-							Code: jsonrpc.CodeUnsupportedProtocolVersion, Message: "Unsupported protocol version",
+							Code: protocol.CodeUnsupportedProtocolVersion, Message: "Unsupported protocol version",
 							Data: []byte(`{"supported":["2026-07-28"],"requested":"2026-07-28"}`)}})
 						continue
 					}

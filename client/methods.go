@@ -242,7 +242,7 @@ func (c *Client) callTool(ctx context.Context, name string, args any, user proto
 // needs is only made when a call failed.
 func isHeaderMismatch(err error) bool {
 	var e *jsonrpc.Error
-	return errors.As(err, &e) && e.Code == jsonrpc.CodeHeaderMismatch
+	return errors.As(err, &e) && e.Code == protocol.CodeHeaderMismatch
 }
 
 // mirroredArgs computes the Mcp-Param-* headers of a call to a tool whose

@@ -105,7 +105,7 @@ func TestTasks(t *testing.T) {
 			// A required tool called without tasks.
 			_, err = c.Call(ctx, "broken", nil)
 			var je *jsonrpc.Error
-			want := jsonrpc.CodeMissingRequiredClientCapability
+			want := protocol.CodeMissingRequiredClientCapability
 			if version == protocol.Version20251125 {
 				want = jsonrpc.CodeMethodNotFound
 			}

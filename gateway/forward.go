@@ -276,7 +276,7 @@ func (f *front) owner(ctx context.Context, req *server.Request, uri string) (*up
 
 // notFound is the error for an unknown resource in the client's era.
 func notFound(req *server.Request, uri string) error {
-	code := int64(jsonrpc.CodeResourceNotFound)
+	code := int64(protocol.CodeResourceNotFound)
 	if req.Stateless() {
 		code = jsonrpc.CodeInvalidParams
 	}

@@ -69,7 +69,7 @@ func TestGoSDKServerVersionsFerryClient(t *testing.T) {
 				&client.Options{ProtocolVersion: c.pin, ProbeTimeout: 10 * time.Second})
 			if c.want == "" {
 				var rpcErr *jsonrpc.Error
-				if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeUnsupportedProtocolVersion {
+				if !errors.As(err, &rpcErr) || rpcErr.Code != protocol.CodeUnsupportedProtocolVersion {
 					t.Fatalf("Connect: err = %v, want an UnsupportedProtocolVersionError", err)
 				}
 				return

@@ -15,6 +15,10 @@ func largeToolsCall() []byte {
 		strings.Repeat("lorem ipsum dolor sit amet, ", 64<<10/28+1)[:64<<10] + `"},"_meta":{"progressToken":7}}}`)
 }
 
+// The tests decode as a program with package protocol does: with the
+// method names the benchmarks use interned.
+func init() { internMethods([]string{"tools/call", "notifications/progress"}) }
+
 func benchmarkDecode(b *testing.B, msg []byte) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(msg)))
@@ -77,8 +81,8 @@ func BenchmarkAppendMessageBody(b *testing.B) {
 
 func BenchmarkConnRoundTrip(b *testing.B) {
 	a, s := newPipe()
-	client := NewConn(context.Background(), a, nil)
-	server := NewConn(context.Background(), s, &ConnOptions{Handler: HandlerFunc(func(ctx context.Context, m *Message) (any, error) {
+	client := newConn(context.Background(), a, nil)
+	server := newConn(context.Background(), s, &ConnOptions{Handler: HandlerFunc(func(ctx context.Context, m *Message) (any, error) {
 		return m.Params, nil
 	})})
 	defer func() {
@@ -99,8 +103,8 @@ func BenchmarkConnRoundTrip(b *testing.B) {
 
 func BenchmarkConnRoundTripParallel(b *testing.B) {
 	a, s := newPipe()
-	client := NewConn(context.Background(), a, nil)
-	server := NewConn(context.Background(), s, &ConnOptions{Handler: HandlerFunc(func(ctx context.Context, m *Message) (any, error) {
+	client := newConn(context.Background(), a, nil)
+	server := newConn(context.Background(), s, &ConnOptions{Handler: HandlerFunc(func(ctx context.Context, m *Message) (any, error) {
 		return m.Params, nil
 	})})
 	defer func() {

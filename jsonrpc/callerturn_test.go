@@ -74,7 +74,7 @@ func onStack(fn string) bool {
 // requests with "client answer".
 func callerPair(t *testing.T, notes chan<- string, opts *ConnOptions) (client, server *Conn, cs *intPipe) {
 	a, b := newIntPipe()
-	client = NewConn(context.Background(), a, &ConnOptions{CallerReads: true, Handler: HandlerFunc(func(ctx context.Context, m *Message) (any, error) {
+	client = newConn(context.Background(), a, &ConnOptions{CallerReads: true, Handler: HandlerFunc(func(ctx context.Context, m *Message) (any, error) {
 		if m.IsNotification() {
 			if notes != nil {
 				notes <- m.Method
@@ -83,7 +83,7 @@ func callerPair(t *testing.T, notes chan<- string, opts *ConnOptions) (client, s
 		}
 		return "client answer", nil
 	})})
-	server = NewConn(context.Background(), b, opts)
+	server = newConn(context.Background(), b, opts)
 	t.Cleanup(func() {
 		client.Close()
 		server.Close()

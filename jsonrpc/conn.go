@@ -84,6 +84,14 @@ type ConnOptions struct {
 	// sends is read within a millisecond or two. Clients set it: most of
 	// what they read answers their calls.
 	CallerReads bool
+	// CancelMethod is the method of the notification that cancels a
+	// request, with params {"requestId": id, "reason": text}: MCP's
+	// "notifications/cancelled" (JSON-RPC itself has none). The Conn sends
+	// it for a call whose context ends or whose time is up, and cancels
+	// the context of the incoming request one names. Empty: calls are
+	// abandoned without telling the peer, and no notification cancels a
+	// request.
+	CancelMethod string
 	// Logger receives diagnostics (undecodable messages, handler panics).
 	// Nil discards them.
 	Logger *slog.Logger
@@ -92,7 +100,8 @@ type ConnOptions struct {
 // Conn is one JSON-RPC 2.0 peer over a [Stream]: it sends requests and
 // matches their responses by id, dispatches incoming requests to its
 // Handler concurrently (with a bound) and notifications in order, and
-// turns context cancellation into "notifications/cancelled".
+// turns context cancellation into the notification
+// [ConnOptions].CancelMethod names.
 type Conn struct {
 	stream  Stream
 	handler Handler
@@ -144,7 +153,7 @@ type Conn struct {
 	// (ConnOptions.CallerReads); see callerturn.go.
 	interrupter ReadInterrupter
 	park        parkedTurn
-	deadlines   deadlines // of calls made with CallTimeout; guarded by mu
+	deadlines   deadlines // of calls made with a Timeout; guarded by mu
 	gaveUp      givenUp   // guarded by mu
 	closeOnce   sync.Once
 }
@@ -443,7 +452,7 @@ func (c *Conn) dispatch(m *Message, inline bool) (in *incoming, ok bool) {
 		c.deliver(m)
 		return nil, true
 	case m.IsNotification():
-		if m.Method == "notifications/cancelled" {
+		if m.Method == c.opts.CancelMethod && m.Method != "" {
 			c.cancelled(m)
 		}
 		return nil, c.enqueueNote(m)
@@ -589,7 +598,7 @@ type cancelledParams struct {
 	Reason    string `json:"reason,omitempty"`
 }
 
-// cancelled cancels the request a notifications/cancelled names. It runs
+// cancelled cancels the request a cancellation (CancelMethod) names. It runs
 // on the reading goroutine, so that it reaches a request however busy the
 // handlers are.
 func (c *Conn) cancelled(m *Message) {
@@ -957,7 +966,7 @@ func (c *Conn) safeHandle(ctx context.Context, m *Message) (result any, err erro
 
 // Call sends a request and waits for its response, which it returns. An
 // error response is returned as the message and as an *[Error]. When ctx is
-// cancelled first, the peer is sent "notifications/cancelled" and Call
+// cancelled first, the peer is sent [ConnOptions].CancelMethod and Call
 // returns the context's cause.
 func (c *Conn) Call(ctx context.Context, method string, params any) (*Message, error) {
 	return c.callWith(ctx, method, params, nil)
@@ -1067,8 +1076,11 @@ func (c *Conn) abandon(ctx context.Context, id ID, cause error) error {
 	if errors.Is(cause, context.DeadlineExceeded) {
 		reason = "timeout"
 	}
+	if c.opts.CancelMethod == "" {
+		return cause
+	}
 	nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
-	c.Notify(nctx, "notifications/cancelled", &cancelledParams{RequestID: id, Reason: reason})
+	c.Notify(nctx, c.opts.CancelMethod, &cancelledParams{RequestID: id, Reason: reason})
 	cancel()
 	return cause
 }

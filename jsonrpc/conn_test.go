@@ -31,8 +31,8 @@ func bubble(t *testing.T, f func(t *testing.T)) {
 // pair returns two connected Conns, closed when the test ends.
 func pair(t *testing.T, clientOpts, serverOpts *ConnOptions) (client, server *Conn) {
 	a, b := newPipe()
-	client = NewConn(context.Background(), a, clientOpts)
-	server = NewConn(context.Background(), b, serverOpts)
+	client = newConn(context.Background(), a, clientOpts)
+	server = newConn(context.Background(), b, serverOpts)
 	t.Cleanup(func() {
 		client.Close()
 		server.Close()
@@ -45,7 +45,7 @@ func pair(t *testing.T, clientOpts, serverOpts *ConnOptions) (client, server *Co
 // withPeer returns a Conn whose other end the test drives by hand.
 func withPeer(t *testing.T, opts *ConnOptions) (*Conn, *rawPeer) {
 	s, p := newRawPeer(t)
-	c := NewConn(context.Background(), s, opts)
+	c := newConn(context.Background(), s, opts)
 	t.Cleanup(func() {
 		c.Close()
 		c.Wait()
@@ -796,7 +796,7 @@ func TestContextClosesConn(t *testing.T) {
 	bubble(t, func(t *testing.T) {
 		s, _ := newRawPeer(t)
 		ctx, cancel := context.WithCancelCause(context.Background())
-		c := NewConn(ctx, s, nil)
+		c := newConn(ctx, s, nil)
 		cancel(errors.New("shutting down"))
 		<-c.Done()
 		if err := c.Wait(); !errors.Is(err, ErrClosed) || !strings.Contains(err.Error(), "shutting down") {
@@ -834,7 +834,7 @@ func (s *errStream) Close() error                          { return nil }
 
 func TestStreamError(t *testing.T) {
 	bubble(t, func(t *testing.T) {
-		c := NewConn(context.Background(), &errStream{err: errors.New("disk unplugged")}, &ConnOptions{DrainTimeout: time.Hour})
+		c := newConn(context.Background(), &errStream{err: errors.New("disk unplugged")}, &ConnOptions{DrainTimeout: time.Hour})
 		start := time.Now()
 		if err := c.Wait(); !errors.Is(err, ErrClosed) || !strings.Contains(err.Error(), "disk unplugged") {
 			t.Errorf("Err = %v", err)
@@ -1012,7 +1012,7 @@ func TestTooLargeResponseFailsCall(t *testing.T) {
 	bubble(t, func(t *testing.T) {
 		s, peer := newRawPeer(t)
 		s.lim = Limits{MaxSize: 100}
-		client := NewConn(context.Background(), s, nil)
+		client := newConn(context.Background(), s, nil)
 		defer client.Close()
 		errc := make(chan error)
 		go func() {
@@ -1369,6 +1369,76 @@ func TestCallWithTimeoutDeadlines(t *testing.T) {
 		start = time.Now()
 		if _, err := client.callWith(ctx, "block", nil, &jsonrpcapi.CallOptions{Timeout: 10 * time.Millisecond, TimeoutErr: errSlow}); err != errSlow || time.Since(start) != 10*time.Millisecond {
 			t.Errorf("late call: %v after %v", err, time.Since(start))
+		}
+	})
+}
+
+// newConn is NewConn with MCP's cancellation notification, which the
+// tests here expect unless they set another.
+func newConn(ctx context.Context, s Stream, opts *ConnOptions) *Conn {
+	o := ConnOptions{}
+	if opts != nil {
+		o = *opts
+	}
+	if o.CancelMethod == "" {
+		o.CancelMethod = "notifications/cancelled"
+	}
+	return NewConn(ctx, s, &o)
+}
+
+// Without a CancelMethod, the Conn knows no cancellation: an abandoned
+// call tells the peer nothing, and "notifications/cancelled" is only a
+// notification.
+func TestNoCancelMethod(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		notes := make(chan string, 1)
+		cancelled, release := make(chan bool, 1), make(chan struct{})
+		s, peer := newRawPeer(t)
+		c := NewConn(context.Background(), s, handle(func(ctx context.Context, m *Message) (any, error) {
+			if m.IsNotification() {
+				notes <- m.Method
+				return nil, nil
+			}
+			select {
+			case <-ctx.Done():
+				cancelled <- true
+			case <-release:
+			}
+			return "done", nil
+		}))
+		defer func() {
+			c.Close()
+			c.Wait()
+		}()
+		ctx, cancel := context.WithCancel(context.Background())
+		errc := make(chan error, 1)
+		go func() {
+			_, err := c.Call(ctx, "x", nil)
+			errc <- err
+		}()
+		peer.recvMsg()
+		cancel()
+		if err := <-errc; !errors.Is(err, context.Canceled) {
+			t.Errorf("Call = %v", err)
+		}
+		synctest.Wait()
+		if p := peer.pending(); len(p) != 0 {
+			t.Errorf("sent on cancel: %q", p)
+		}
+		// A request, then a notification naming it: the handler sees the
+		// notification and the request goes on.
+		peer.send(`{"jsonrpc":"2.0","id":7,"method":"wait"}`)
+		peer.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`)
+		if got := <-notes; got != "notifications/cancelled" {
+			t.Errorf("handler saw %q", got)
+		}
+		synctest.Wait()
+		if len(cancelled) > 0 {
+			t.Error("the notification cancelled the request")
+		}
+		close(release)
+		if got := peer.recv(); got != `{"jsonrpc":"2.0","id":7,"result":"done"}` {
+			t.Errorf("answer %s", got)
 		}
 	})
 }

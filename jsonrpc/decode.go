@@ -1,6 +1,10 @@
 package jsonrpc
 
-import "github.com/go-json-experiment/json/jsontext"
+import (
+	"slices"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
 
 // Decode parses one JSON-RPC message from data in a single pass. The
 // returned message aliases data, which the caller must not modify
@@ -238,68 +242,35 @@ func decodeErrorObject(s *scanner, raw []byte) (*Error, *Error) {
 	return e, nil
 }
 
-// internMethod returns the constant string for the methods MCP defines, so
-// that decoding them allocates nothing; "" for any other name.
+// interned holds the method names the decoder returns without
+// allocating, by length: a table the protocol on top fills once, before
+// any message is decoded (package protocol's init, through
+// jsonrpcapi.InternMethods), and that is only read after. Without it, a
+// method name is a new string per message.
+var interned [][]string
+
+// internMethods adds names to the table (jsonrpcapi.InternMethods).
+func internMethods(names []string) {
+	for _, n := range names {
+		for len(interned) <= len(n) {
+			interned = append(interned, nil)
+		}
+		if !slices.Contains(interned[len(n)], n) {
+			interned[len(n)] = append(interned[len(n)], n)
+		}
+	}
+}
+
+// internMethod returns the interned string equal to b, or "" when there
+// is none.
 func internMethod(b []byte) string {
-	switch string(b) {
-	case "initialize":
-		return "initialize"
-	case "notifications/initialized":
-		return "notifications/initialized"
-	case "ping":
-		return "ping"
-	case "server/discover":
-		return "server/discover"
-	case "tools/list":
-		return "tools/list"
-	case "tools/call":
-		return "tools/call"
-	case "resources/list":
-		return "resources/list"
-	case "resources/read":
-		return "resources/read"
-	case "resources/templates/list":
-		return "resources/templates/list"
-	case "resources/subscribe":
-		return "resources/subscribe"
-	case "resources/unsubscribe":
-		return "resources/unsubscribe"
-	case "prompts/list":
-		return "prompts/list"
-	case "prompts/get":
-		return "prompts/get"
-	case "completion/complete":
-		return "completion/complete"
-	case "logging/setLevel":
-		return "logging/setLevel"
-	case "subscriptions/listen":
-		return "subscriptions/listen"
-	case "sampling/createMessage":
-		return "sampling/createMessage"
-	case "elicitation/create":
-		return "elicitation/create"
-	case "roots/list":
-		return "roots/list"
-	case "notifications/cancelled":
-		return "notifications/cancelled"
-	case "notifications/progress":
-		return "notifications/progress"
-	case "notifications/message":
-		return "notifications/message"
-	case "notifications/tools/list_changed":
-		return "notifications/tools/list_changed"
-	case "notifications/resources/list_changed":
-		return "notifications/resources/list_changed"
-	case "notifications/resources/updated":
-		return "notifications/resources/updated"
-	case "notifications/prompts/list_changed":
-		return "notifications/prompts/list_changed"
-	case "notifications/roots/list_changed":
-		return "notifications/roots/list_changed"
-	case "notifications/subscriptions/acknowledged":
-		return "notifications/subscriptions/acknowledged"
-	case "notifications/elicitation/complete":
-		return "notifications/elicitation/complete"
+	if len(b) >= len(interned) {
+		return ""
+	}
+	for _, n := range interned[len(b)] {
+		if string(b) == n {
+			return n
+		}
 	}
 	return ""
 }

@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 )
@@ -656,5 +657,26 @@ func TestSpecial(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// Decode returns an interned method name as the very string registered
+// (no allocation), and any other as a string of its own.
+func TestInternMethod(t *testing.T) {
+	name := strings.Clone("tasks/get")
+	internMethods([]string{name, name})
+	m, err := Decode([]byte(`{"jsonrpc":"2.0","id":1,"method":"tasks/get"}`), Limits{})
+	if err != nil || m.Method != name || unsafe.StringData(m.Method) != unsafe.StringData(name) {
+		t.Errorf("Decode: method %q (%v), not the interned string", m.Method, err)
+	}
+	if got := internMethod([]byte("tasks/gex")); got != "" {
+		t.Errorf("internMethod(tasks/gex) = %q", got)
+	}
+	if got := internMethod([]byte(strings.Repeat("x", 200))); got != "" {
+		t.Errorf("internMethod(long) = %q", got)
+	}
+	allocs := testing.AllocsPerRun(100, func() { internMethod([]byte("tasks/get")) })
+	if allocs != 0 {
+		t.Errorf("internMethod allocates %v", allocs)
 	}
 }

@@ -7,25 +7,14 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// Error codes of JSON-RPC 2.0 and of MCP.
+// The error codes JSON-RPC 2.0 defines. Protocols on top of JSON-RPC
+// define their own (package protocol has MCP's).
 const (
 	CodeParseError     = -32700
 	CodeInvalidRequest = -32600
 	CodeMethodNotFound = -32601
 	CodeInvalidParams  = -32602
 	CodeInternalError  = -32603
-
-	// CodeResourceNotFound is the legacy (2025-11-25 and earlier) code for an
-	// unknown resource. Stateless revisions use CodeInvalidParams instead.
-	CodeResourceNotFound = -32002
-	// CodeURLElicitationRequired is the 2025-11-25 code for a request that
-	// needs an out-of-band (URL mode) elicitation first.
-	CodeURLElicitationRequired = -32042
-
-	// "-32020 to -32099 — reserved for the MCP specification."
-	CodeHeaderMismatch                  = -32020
-	CodeMissingRequiredClientCapability = -32021
-	CodeUnsupportedProtocolVersion      = -32022
 )
 
 // Error is a JSON-RPC error object. It is both what a handler returns to

@@ -308,7 +308,7 @@ garbage
 		}
 		synctest.Test(t, func(t *testing.T) {
 			s, peer := newRawPeer(t)
-			c := NewConn(context.Background(), s, &ConnOptions{
+			c := newConn(context.Background(), s, &ConnOptions{
 				MaxInFlight:    2,
 				ReplyToInvalid: true,
 				DrainTimeout:   time.Hour,

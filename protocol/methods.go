@@ -1,5 +1,7 @@
 package protocol
 
+import "github.com/ferrymcp/ferry/internal/jsonrpcapi"
+
 // Method names.
 const (
 	MethodInitialize             = "initialize"
@@ -38,3 +40,24 @@ const (
 	NotificationElicitationComplete       = "notifications/elicitation/complete"
 	NotificationTaskStatus                = "notifications/tasks/status"
 )
+
+// methodNames lists every method name above (a test checks that none is
+// missing), for the JSON-RPC decoder to intern.
+var methodNames = []string{
+	MethodInitialize, MethodPing, MethodDiscover, MethodToolsList, MethodToolsCall,
+	MethodResourcesList, MethodResourcesRead, MethodResourcesTemplatesList,
+	MethodResourcesSubscribe, MethodResourcesUnsubscribe, MethodPromptsList,
+	MethodPromptsGet, MethodComplete, MethodSetLevel, MethodSubscriptionsListen,
+	MethodCreateMessage, MethodElicit, MethodListRoots, MethodTasksGet,
+	MethodTasksResult, MethodTasksList, MethodTasksCancel,
+	NotificationInitialized, NotificationCancelled, NotificationProgress,
+	NotificationMessage, NotificationToolsListChanged,
+	NotificationResourcesListChanged, NotificationResourceUpdated,
+	NotificationPromptsListChanged, NotificationRootsListChanged,
+	NotificationSubscriptionsAcknowledged, NotificationElicitationComplete,
+	NotificationTaskStatus,
+}
+
+// init has the JSON-RPC decoder return MCP's method names without
+// allocating a string per message.
+func init() { jsonrpcapi.InternMethods(methodNames) }

@@ -706,7 +706,7 @@ func samplesFor(rev string) []sample {
 	}
 	if b.only(Version20251125) {
 		b.note("elicitation complete", "ElicitationCompleteNotification", NotificationElicitationComplete, &ElicitationCompleteParams{ElicitationID: "elicit-550e8400"}, full)
-		b.err("URL elicitation required", "URLElicitationRequiredError", jsonrpc.CodeURLElicitationRequired,
+		b.err("URL elicitation required", "URLElicitationRequiredError", CodeURLElicitationRequired,
 			&URLElicitationRequiredData{Elicitations: []ElicitParams{b.elicitURL()}}, full)
 	}
 
@@ -774,11 +774,11 @@ func samplesFor(rev string) []sample {
 			MRTRParams: MRTRParams{InputResponses: call.InputResponses, RequestState: "s"}}, full)
 
 		// Errors.
-		b.err("unsupported protocol version", "UnsupportedProtocolVersionError", jsonrpc.CodeUnsupportedProtocolVersion,
+		b.err("unsupported protocol version", "UnsupportedProtocolVersionError", CodeUnsupportedProtocolVersion,
 			&UnsupportedProtocolVersionData{Supported: []string{Version20260728, Version20251125}, Requested: "2099-01-01"}, full)
-		b.err("missing client capability", "MissingRequiredClientCapabilityError", jsonrpc.CodeMissingRequiredClientCapability,
+		b.err("missing client capability", "MissingRequiredClientCapabilityError", CodeMissingRequiredClientCapability,
 			&MissingRequiredClientCapabilityData{RequiredCapabilities: ClientCapabilities{Elicitation: &ElicitationCapability{URL: map[string]any{}}}}, full)
-		b.err("header mismatch", "HeaderMismatchError", jsonrpc.CodeHeaderMismatch, nil, partial)
+		b.err("header mismatch", "HeaderMismatchError", CodeHeaderMismatch, nil, partial)
 		b.err("parse error", "ParseError", jsonrpc.CodeParseError, nil, partial)
 		b.err("invalid request", "InvalidRequestError", jsonrpc.CodeInvalidRequest, nil, partial)
 		b.err("method not found", "MethodNotFoundError", jsonrpc.CodeMethodNotFound, nil, partial)
@@ -789,7 +789,7 @@ func samplesFor(rev string) []sample {
 		if b.at(Version20251125) {
 			errDef = "JSONRPCErrorResponse"
 		}
-		b.err("resource not found", errDef, jsonrpc.CodeResourceNotFound, &map[string]any{"uri": "file:///nope"}, partial)
+		b.err("resource not found", errDef, CodeResourceNotFound, &map[string]any{"uri": "file:///nope"}, partial)
 		b.err("method not found", errDef, jsonrpc.CodeMethodNotFound, nil, partial)
 	}
 	return b.list

@@ -142,10 +142,10 @@ var counterparts = map[string]counterpart{
 	"MethodNotFoundError":                  errorObject(jsonrpc.CodeMethodNotFound),
 	"InvalidParamsError":                   errorObject(jsonrpc.CodeInvalidParams),
 	"InternalError":                        errorObject(jsonrpc.CodeInternalError),
-	"HeaderMismatchError":                  errorEnvelope(jsonrpc.CodeHeaderMismatch, nil),
-	"MissingRequiredClientCapabilityError": errorEnvelope(jsonrpc.CodeMissingRequiredClientCapability, tt[MissingRequiredClientCapabilityData]()),
-	"UnsupportedProtocolVersionError":      errorEnvelope(jsonrpc.CodeUnsupportedProtocolVersion, tt[UnsupportedProtocolVersionData]()),
-	"URLElicitationRequiredError":          errorEnvelope(jsonrpc.CodeURLElicitationRequired, tt[URLElicitationRequiredData]()),
+	"HeaderMismatchError":                  errorEnvelope(CodeHeaderMismatch, nil),
+	"MissingRequiredClientCapabilityError": errorEnvelope(CodeMissingRequiredClientCapability, tt[MissingRequiredClientCapabilityData]()),
+	"UnsupportedProtocolVersionError":      errorEnvelope(CodeUnsupportedProtocolVersion, tt[UnsupportedProtocolVersionData]()),
+	"URLElicitationRequiredError":          errorEnvelope(CodeURLElicitationRequired, tt[URLElicitationRequiredData]()),
 
 	// Common objects.
 	"Role":           enumOf(tt[Role](), "Role with its constants", string(RoleUser), string(RoleAssistant)),

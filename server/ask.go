@@ -172,7 +172,7 @@ func (r *Request) checkCapability(method string, params any) error {
 	// the legacy revisions name no error for it, and get the same one).
 	data, _ := json.Marshal(&protocol.MissingRequiredClientCapabilityData{RequiredCapabilities: need})
 	return &unsupportedError{method: method, rpc: &jsonrpc.Error{
-		Code: jsonrpc.CodeMissingRequiredClientCapability, Message: "Missing required client capability", Data: data}}
+		Code: protocol.CodeMissingRequiredClientCapability, Message: "Missing required client capability", Data: data}}
 }
 
 // unsupportedError is a question the client cannot answer: both the

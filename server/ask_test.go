@@ -194,7 +194,7 @@ func TestAskStatelessWire(t *testing.T) {
 
 	// A question the client cannot answer is a missing capability.
 	_, je = statelessCall(t, s, "three", `{"elicitation":{}}`, "")
-	if je == nil || je.Code != jsonrpc.CodeMissingRequiredClientCapability {
+	if je == nil || je.Code != protocol.CodeMissingRequiredClientCapability {
 		t.Fatalf("undeclared sampling: %v", je)
 	}
 }

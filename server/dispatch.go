@@ -131,7 +131,7 @@ func (s *Server) checkVersion(v string) error {
 
 func (s *Server) unsupportedVersion(requested string) error {
 	data, _ := json.Marshal(&protocol.UnsupportedProtocolVersionData{Supported: s.opts.Versions, Requested: requested})
-	return &jsonrpc.Error{Code: jsonrpc.CodeUnsupportedProtocolVersion, Message: "Unsupported protocol version", Data: data}
+	return &jsonrpc.Error{Code: protocol.CodeUnsupportedProtocolVersion, Message: "Unsupported protocol version", Data: data}
 }
 
 func (s *Server) handleInitialize(m *jsonrpc.Message, sess *Session) (any, error) {

@@ -99,7 +99,7 @@ func TestMissingCapabilityOneClass(t *testing.T) {
 			c := connectPipe(t, s, &client.Options{ProtocolVersion: v})
 			res, err := c.Call(context.Background(), "elicit", nil)
 			var je *jsonrpc.Error
-			if !errors.As(err, &je) || je.Code != jsonrpc.CodeMissingRequiredClientCapability ||
+			if !errors.As(err, &je) || je.Code != protocol.CodeMissingRequiredClientCapability ||
 				string(je.Data) != `{"requiredCapabilities":{"elicitation":{}}}` {
 				t.Errorf("got %+v, %v; want MissingRequiredClientCapability naming elicitation", res, err)
 			}

@@ -157,7 +157,7 @@ func (s *Server) lookupResource(uri string) (ResourceHandler, map[string]string)
 
 func (s *Server) notFound(r *Request, uri string) error {
 	data, _ := json.Marshal(map[string]string{"uri": uri})
-	code := int64(jsonrpc.CodeResourceNotFound)
+	code := int64(protocol.CodeResourceNotFound)
 	if r.stateless {
 		code = jsonrpc.CodeInvalidParams
 	}

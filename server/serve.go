@@ -42,6 +42,7 @@ func (s *Server) connectSession(ctx context.Context, stream jsonrpc.Stream, id s
 		ReplyToInvalid: true,
 		Sequential:     func(m *jsonrpc.Message) bool { return m.Method == protocol.MethodInitialize },
 		DrainTimeout:   drainTimeout,
+		CancelMethod:   protocol.NotificationCancelled,
 		Logger:         s.log,
 	})
 	h.session = s.newSession(conn, id)

@@ -139,7 +139,7 @@ func acceptsTasks(caps *protocol.ClientCapabilities) bool {
 func missingTasksExtension() error {
 	need := protocol.ClientCapabilities{Extensions: map[string]any{protocol.ExtensionTasks: map[string]any{}}}
 	data, _ := json.Marshal(&protocol.MissingRequiredClientCapabilityData{RequiredCapabilities: need})
-	return &jsonrpc.Error{Code: jsonrpc.CodeMissingRequiredClientCapability, Message: "Missing required client capability", Data: data}
+	return &jsonrpc.Error{Code: protocol.CodeMissingRequiredClientCapability, Message: "Missing required client capability", Data: data}
 }
 
 // taskCall decides whether a tools/call runs as a task: ok is false for

@@ -27,6 +27,11 @@ var (
 	// with the body (Mcp-Name against params.name) without decoding the
 	// params.
 	Member func(obj jsontext.Value, name string) (jsontext.Value, bool, error)
+	// InternMethods makes the decoder return one shared string for each
+	// of names rather than a new one per message. Package protocol calls
+	// it in its init with every MCP method name; it must not be called
+	// once messages may be decoded.
+	InternMethods func(names []string)
 	// Unquote decodes a JSON string token.
 	Unquote func(raw jsontext.Value) (string, error)
 	// MaxSize is the size limit a jsonrpc.Limits with MaxSize limit puts

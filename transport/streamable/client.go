@@ -654,7 +654,7 @@ func (cs *clientStream) cancelled(id jsonrpc.ID, ctx context.Context) error {
 // specification's word for the stateless revisions).
 func isStatelessError(code int64) bool {
 	switch code {
-	case jsonrpc.CodeHeaderMismatch, jsonrpc.CodeMissingRequiredClientCapability, jsonrpc.CodeUnsupportedProtocolVersion:
+	case protocol.CodeHeaderMismatch, protocol.CodeMissingRequiredClientCapability, protocol.CodeUnsupportedProtocolVersion:
 		return true
 	}
 	return false

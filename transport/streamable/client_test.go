@@ -171,7 +171,7 @@ func TestClientHTTPErrors(t *testing.T) {
 		t.Errorf("Connect to a 404: %v", err)
 	}
 	var rpcErr *jsonrpc.Error
-	if errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeUnsupportedProtocolVersion {
+	if errors.As(err, &rpcErr) && rpcErr.Code == protocol.CodeUnsupportedProtocolVersion {
 		t.Errorf("a plain 404 taken for a stateless error: %v", err)
 	}
 }

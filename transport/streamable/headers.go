@@ -29,7 +29,7 @@ func nameField(method string) string {
 }
 
 func mismatch(format string, args ...any) *jsonrpc.Error {
-	return &jsonrpc.Error{Code: jsonrpc.CodeHeaderMismatch, Message: "Header mismatch: " + fmt.Sprintf(format, args...)}
+	return &jsonrpc.Error{Code: protocol.CodeHeaderMismatch, Message: "Header mismatch: " + fmt.Sprintf(format, args...)}
 }
 
 // checkHeaders validates the request metadata headers of a stateless POST

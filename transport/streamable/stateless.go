@@ -74,7 +74,7 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, m *json
 // -32601"), and 200 for errors of the operation itself.
 func statusFor(e *jsonrpc.Error) int {
 	switch e.Code {
-	case jsonrpc.CodeHeaderMismatch, jsonrpc.CodeMissingRequiredClientCapability, jsonrpc.CodeUnsupportedProtocolVersion,
+	case protocol.CodeHeaderMismatch, protocol.CodeMissingRequiredClientCapability, protocol.CodeUnsupportedProtocolVersion,
 		jsonrpc.CodeInvalidRequest, jsonrpc.CodeParseError, jsonrpc.CodeInvalidParams:
 		return http.StatusBadRequest
 	case jsonrpc.CodeMethodNotFound:
