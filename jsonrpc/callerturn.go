@@ -26,15 +26,14 @@ import (
 // A call that reads cannot watch its context or its deadline: when either
 // ends, the read is interrupted ([ReadInterrupter]), and the call passes
 // the turn on and ends as any call does.
+//
+// Calls that overlap (Conn.overlap: the last call began while another
+// waited for its answer) are read for by a worker that keeps the turn,
+// as without CallerReads, since passing the turn between them would cost
+// a goroutine switch each time rather than save one.
 type parkedTurn struct {
-	// concurrent tells whether the last call began while another waited
-	// for its answer (guarded by Conn.mu): calls that overlap are read
-	// for by a worker that keeps the turn, as without CallerReads, since
-	// passing the turn between them would cost a goroutine switch each
-	// time rather than save one.
-	concurrent bool
-	parked     atomic.Bool
-	tick       ticker // counts parks
+	parked atomic.Bool
+	tick   ticker // counts parks
 	// reading is the id of the call reading, if one is (0 otherwise):
 	// its deadline interrupts the read.
 	reading atomic.Int64
@@ -44,38 +43,35 @@ type parkedTurn struct {
 var turnParked = new(incoming)
 
 // takeParked takes the parked turn, if it is.
-func (c *Conn) takeParked() bool {
-	return c.park.parked.Load() && c.park.parked.CompareAndSwap(true, false)
+func (s *scheduler) takeParked() bool {
+	return s.park.parked.Load() && s.park.parked.CompareAndSwap(true, false)
 }
 
 // unpark gives a parked turn to a worker.
-func (c *Conn) unpark() {
-	if c.park.parked.CompareAndSwap(true, false) {
-		c.passReadTurn()
+func (s *scheduler) unpark() {
+	if s.park.parked.CompareAndSwap(true, false) {
+		s.passReadTurn()
 	}
 }
 
 // parkIfIdle parks the turn of the reading worker when no call waits for
 // an answer and calls do not overlap, and reports whether it did; when it
 // did not, the worker still holds the turn.
-func (c *Conn) parkIfIdle() bool {
-	c.mu.Lock()
-	idle := len(c.pending) == 0 && !c.park.concurrent
-	c.mu.Unlock()
-	return idle && c.parkTurn()
+func (s *scheduler) parkIfIdle() bool {
+	waiting, overlap, _ := s.p.callsWaiting()
+	return !waiting && !overlap && s.parkTurn()
 }
 
 // parkTurn parks the turn its caller holds, unless the turn is needed at
 // once: a call may have started waiting after its caller last looked, or
 // the connection closed. It reports whether it parked the turn; when it
 // did not, the caller still holds it.
-func (c *Conn) parkTurn() bool {
-	g := &c.park
+func (s *scheduler) parkTurn() bool {
+	g := &s.park
 	g.tick.note()
 	g.parked.Store(true)
-	c.mu.Lock()
-	needed := len(c.pending) > 0 || c.closeErr != nil
-	c.mu.Unlock()
+	waiting, _, closed := s.p.callsWaiting()
+	needed := waiting || closed
 	// A call that wrote its request before the turn was parked waits on
 	// its channel rather than reading; a call that took the turn since
 	// reads its answer itself.
@@ -84,23 +80,23 @@ func (c *Conn) parkTurn() bool {
 
 // leaveTurn parks the turn its caller holds, or passes it to a worker
 // when it is needed.
-func (c *Conn) leaveTurn() {
-	if !c.parkTurn() {
-		c.passReadTurn()
+func (s *scheduler) leaveTurn() {
+	if !s.parkTurn() {
+		s.passReadTurn()
 	}
 }
 
 // parkTick is the park timer's: a turn that was not parked again since the
 // previous tick, and is still parked, goes to a worker; the timer stops
 // once a tick passes with no park.
-func (c *Conn) parkTick() {
-	g := &c.park
+func (s *scheduler) parkTick() {
+	g := &s.park
 	seq, quiet := g.tick.quiet()
 	if !quiet {
 		g.tick.again()
 		return
 	}
-	c.unpark()
+	s.unpark()
 	g.tick.stop(seq)
 }
 
@@ -110,38 +106,38 @@ func (c *Conn) parkTick() {
 // when the read is interrupted because ctx ended or the call's time is up
 // (their markers are then on ch too). It reports false when the stream
 // ended: the connection is closed and the turn is gone.
-func (c *Conn) readAnswer(ctx context.Context, id ID, ch chan *Message) bool {
+func (s *scheduler) readAnswer(ctx context.Context, id ID, ch chan *Message) bool {
 	if len(ch) > 0 {
 		// Answered (or expired) before the turn was taken.
-		c.leaveTurn()
+		s.leaveTurn()
 		return true
 	}
-	c.park.reading.Store(id.n) // the Conn's own calls have integer ids
-	ok := c.readUntilAnswered(ctx, id, ch)
-	c.park.reading.Store(0)
+	s.park.reading.Store(id.n) // the Conn's own calls have integer ids
+	ok := s.readUntilAnswered(ctx, id, ch)
+	s.park.reading.Store(0)
 	if !ok {
-		c.stopReading()
+		s.stopReading()
 		return false
 	}
-	c.leaveTurn()
+	s.leaveTurn()
 	return true
 }
 
 // readUntilAnswered is readAnswer's loop: it reads and dispatches until
 // the answer to call id was read, ch has a marker, or the read was
 // interrupted. It reports false when the stream ended.
-func (c *Conn) readUntilAnswered(ctx context.Context, id ID, ch chan *Message) bool {
+func (s *scheduler) readUntilAnswered(ctx context.Context, id ID, ch chan *Message) bool {
 	if ctx.Done() != nil {
-		stop := context.AfterFunc(ctx, c.interrupter.InterruptRead)
+		stop := context.AfterFunc(ctx, s.interrupter.InterruptRead)
 		defer stop()
 	}
 	for {
-		m, ok := c.readMessage()
+		m, ok := s.p.readMessage()
 		if !ok {
 			return false
 		}
 		if m != nil {
-			if _, ok := c.dispatch(m, false); !ok {
+			if _, ok := s.p.dispatch(m, false); !ok {
 				return false
 			}
 		}
@@ -154,11 +150,11 @@ func (c *Conn) readUntilAnswered(ctx context.Context, id ID, ch chan *Message) b
 }
 
 // interruptReading interrupts the read of call id, if it is reading.
-func (c *Conn) interruptReading(id ID) {
-	if c.interrupter == nil {
+func (s *scheduler) interruptReading(id ID) {
+	if s.interrupter == nil {
 		return
 	}
-	if n := c.park.reading.Load(); n != 0 && id == Int64ID(n) {
-		c.interrupter.InterruptRead()
+	if n := s.park.reading.Load(); n != 0 && id == Int64ID(n) {
+		s.interrupter.InterruptRead()
 	}
 }

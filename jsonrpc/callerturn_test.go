@@ -46,7 +46,7 @@ func (p *intPipe) Read() (*Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	if onStack("(*Conn).readAnswer") {
+	if onStack("(*scheduler).readAnswer") {
 		p.byCaller.Add(1)
 	} else {
 		p.byOthers.Add(1)

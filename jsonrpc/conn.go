@@ -25,17 +25,14 @@ import (
 // ignored.
 //
 // Requests are handled concurrently, each with a context that is cancelled
-// when the peer cancels the request or the connection closes. A request
-// that can start at once runs on the goroutine that read it, which reads
-// the next message itself once the handler returns: a handler that
-// computes or waits for longer than a millisecond or two, or that calls
-// the peer, has another goroutine read on, so the messages behind it wait
-// that long at most.
-// Notifications are handled one at a time, in the order they arrived, on a
-// goroutine of their own; a response that arrives after notifications is
-// delivered only once they were handled (so a call returns after the
-// progress notifications sent before its answer were seen). A
-// notification handler may call the peer with [Conn.Call].
+// when the peer cancels the request or the connection closes; a handler
+// that computes or waits for long holds up the messages behind it for a
+// millisecond or two at most (sched.go says how). Notifications are
+// handled one at a time, in the order they arrived; a response that
+// arrives after notifications is delivered only once they were handled
+// (so a call returns after the progress notifications sent before its
+// answer were seen). A notification handler may call the peer with
+// [Conn.Call].
 type Handler interface {
 	Handle(ctx context.Context, m *Message) (result any, err error)
 }
@@ -73,16 +70,11 @@ type ConnOptions struct {
 	// its side.
 	DrainTimeout time.Duration
 	// CallerReads lets a call read its own answer when no other goroutine
-	// is reading, over a stream that implements [ReadInterrupter]: the
-	// goroutine that waits for an answer is then the one the system wakes
-	// when it comes, rather than a reading goroutine that hands it over.
-	// For a peer that waits for each answer before its next call, that is
-	// half the CPU and a good part of the latency of a call. Messages the
-	// caller reads on the way (answers to other calls, notifications, the
-	// peer's requests) go where the reading goroutine would send them,
-	// requests to goroutines of their own; between calls, what the peer
-	// sends is read within a millisecond or two. Clients set it: most of
-	// what they read answers their calls.
+	// is reading, over a stream that implements [ReadInterrupter], which
+	// saves a goroutine switch per call to a peer that is waited for
+	// before the next call (callerturn.go says how). What the peer sends
+	// between calls is still read within a millisecond or two. Clients set
+	// it: most of what they read answers their calls.
 	CallerReads bool
 	// CancelMethod is the method of the notification that cancels a
 	// request, with params {"requestId": id, "reason": text}: MCP's
@@ -140,121 +132,28 @@ type Conn struct {
 	// stopWatch stops the watch on the context NewConn was given.
 	stopWatch func() bool
 
-	done       chan struct{} // closed when the connection is closed
-	readerDone chan struct{}
-	handlers   sync.WaitGroup
-	work       chan *incoming // hands requests, and the reading turn, to idle workers
-	readTurn   *incoming      // sent on work: the worker becomes the reader
-	workers    sync.WaitGroup
-	batcher    Batcher   // the stream, when it batches answers
-	requester  Requester // the stream, when it answers calls directly
-	turn       turnGuard
-	// interrupter is the stream, when calls may read their answers
-	// (ConnOptions.CallerReads); see callerturn.go.
-	interrupter ReadInterrupter
-	park        parkedTurn
-	deadlines   deadlines // of calls made with a Timeout; guarded by mu
-	gaveUp      givenUp   // guarded by mu
-	closeOnce   sync.Once
+	done      chan struct{} // closed when the connection is closed
+	handlers  sync.WaitGroup
+	batcher   Batcher   // the stream, when it batches answers
+	requester Requester // the stream, when it answers calls directly
+	// overlap tells whether the last call began while another waited for
+	// its answer (guarded by mu; see parkedTurn).
+	overlap   bool
+	sched     scheduler // which goroutine reads, and which runs each request
+	deadlines deadlines // of calls made with a Timeout; guarded by mu
+	gaveUp    givenUp   // guarded by mu
+	closeOnce sync.Once
 }
-
-type incoming struct {
-	id              ID
-	m               *Message
-	ctx             context.Context
-	rc              reqCtx
-	cancel          context.CancelCauseFunc
-	cancelledByPeer bool
-	conn            *Conn
-
-	// The handler's MaxInFlight slot: given back while the handler waits
-	// on outgoing calls made with its context, taken back when the last
-	// of them returns, and released when the handler returns.
-	slot     sync.Mutex
-	calls    int  // outgoing calls in progress with the handler's context
-	held     bool // the handler holds a slot
-	finished bool // the handler returned
-	hasTurn  bool // run by the reader, which kept the reading turn
-
-	reply Message // the answer, in the request's allocation rather than one of its own
-}
-
-// startCall is called when the handler makes an outgoing call: the first
-// one gives back its slot, so that the answer can be read even when every
-// slot is taken.
-func (in *incoming) startCall() {
-	in.slot.Lock()
-	defer in.slot.Unlock()
-	in.calls++
-	if in.hasTurn {
-		// The answer it waits for must be read.
-		in.conn.releaseTurn()
-	}
-	if in.held {
-		in.held = false
-		in.conn.release()
-	}
-}
-
-// endCall is called when an outgoing call of the handler returns: when no
-// other is in progress, the handler (if it is still running) waits for a
-// slot again before it goes on.
-func (in *incoming) endCall() {
-	in.slot.Lock()
-	defer in.slot.Unlock()
-	in.calls--
-	if in.calls > 0 || in.held || in.finished {
-		return
-	}
-	select {
-	case in.conn.sem <- struct{}{}:
-		in.held = true
-	case <-in.conn.done:
-	}
-}
-
-// finish releases the handler's slot when it returns.
-func (in *incoming) finish() {
-	in.slot.Lock()
-	held := in.held
-	in.held, in.finished = false, true
-	in.slot.Unlock()
-	if held {
-		in.conn.release()
-	}
-}
-
-type incomingKey struct{}
-
-// reqCtx is a request's context: it carries the request itself (for
-// RequestID and for a handler's own calls) without a context.WithValue.
-type reqCtx struct {
-	context.Context
-	in *incoming
-}
-
-func (r *reqCtx) Value(key any) any {
-	if _, ok := key.(incomingKey); ok {
-		return r.in
-	}
-	return r.Context.Value(key)
-}
-
-// notificationKey marks the context of a notification handler.
-type notificationKey struct{}
 
 // NewConn starts a connection over stream. Handler contexts derive from
 // ctx; cancelling ctx closes the connection.
 func NewConn(ctx context.Context, stream Stream, opts *ConnOptions) *Conn {
 	c := &Conn{
-		stream:     stream,
-		pending:    make(map[ID]pendingCall),
-		incoming:   make(map[ID]*incoming),
-		done:       make(chan struct{}),
-		readerDone: make(chan struct{}),
-		notes:      make(chan *Message, 256),
-		work:       make(chan *incoming),
-		readTurn:   new(incoming),
+		stream:   stream,
+		pending:  make(map[ID]pendingCall),
+		incoming: make(map[ID]*incoming),
+		done:     make(chan struct{}),
+		notes:    make(chan *Message, 256),
 	}
 	if opts != nil {
 		c.opts = *opts
@@ -263,11 +162,11 @@ func NewConn(ctx context.Context, stream Stream, opts *ConnOptions) *Conn {
 	c.deadlines.epoch = time.Now()
 	c.batcher, _ = As[Batcher](stream)
 	c.requester, _ = As[Requester](stream)
-	c.turn.tick.fn = c.turnTick
-	c.park.tick.fn = c.parkTick
+	var interrupter ReadInterrupter
 	if c.opts.CallerReads && c.requester == nil {
-		c.interrupter, _ = As[ReadInterrupter](stream)
+		interrupter, _ = As[ReadInterrupter](stream)
 	}
+	c.sched.init(c, c.done, interrupter)
 	if c.handler == nil {
 		c.handler = HandlerFunc(func(ctx context.Context, m *Message) (any, error) {
 			return nil, errorf(CodeMethodNotFound, "method not found: %s", m.Method)
@@ -289,10 +188,9 @@ func NewConn(ctx context.Context, stream Stream, opts *ConnOptions) *Conn {
 	if _, pushed := As[jsonrpcapi.Pusher](stream); pushed {
 		// The transport hands over what arrives (receive): no goroutine
 		// reads, so that a connection between messages holds none.
-		close(c.readerDone)
+		c.sched.stopReading()
 	} else {
-		c.workers.Add(1)
-		go c.worker(c.readTurn)
+		c.sched.startReading()
 	}
 	return c
 }
@@ -322,16 +220,16 @@ func (c *Conn) Err() error {
 // reading goroutine but not for handlers; see [Conn.Wait].
 func (c *Conn) Close() error {
 	c.closeWith(errors.New("closed by this side"))
-	<-c.readerDone
+	<-c.sched.readerDone
 	return nil
 }
 
 // Wait blocks until the connection is closed and every handler returned.
 func (c *Conn) Wait() error {
 	<-c.done
-	<-c.readerDone
+	<-c.sched.readerDone
 	c.handlers.Wait()
-	c.workers.Wait()
+	c.sched.workers.Wait()
 	return c.Err()
 }
 
@@ -366,8 +264,8 @@ func (c *Conn) closeWith(reason error) {
 		// A handler holding the reading turn may not return soon, and a
 		// parked turn has nobody to read: another goroutine reads on, and
 		// finds the stream closed.
-		c.releaseTurn()
-		c.unpark()
+		c.sched.releaseTurn()
+		c.sched.unpark()
 		for _, in := range queued {
 			in.cancel(err)
 			c.handlers.Done()
@@ -378,36 +276,6 @@ func (c *Conn) closeWith(reason error) {
 		c.cancel(err)
 		c.stream.Close()
 	})
-}
-
-// read reads and dispatches messages until the stream ends (it then
-// returns nil), or until a request can start at once: it then returns the
-// request, for its caller to run, which may keep the reading turn while
-// the handler runs (see [turnGuard]). The request's handler thus starts without a
-// goroutine switch, and when it is quick, the next message is read
-// without one either.
-func (c *Conn) read() *incoming {
-	for {
-		m, ok := c.readMessage()
-		if !ok {
-			return c.stopReading()
-		}
-		if m == nil {
-			continue
-		}
-		in, ok := c.dispatch(m, true)
-		switch {
-		case !ok:
-			return c.stopReading()
-		case in != nil:
-			if !c.holdTurn(in) {
-				c.passReadTurn()
-			}
-			return in
-		case m.IsResponse() && c.interrupter != nil && c.parkIfIdle():
-			return turnParked
-		}
-	}
 }
 
 // readMessage reads the next message. It returns nil for a message that
@@ -471,48 +339,6 @@ func (c *Conn) dispatch(m *Message, inline bool) (in *incoming, ok bool) {
 	return c.request(m, inline)
 }
 
-// stopReading marks the end of reading: the stream ended or the
-// connection closed. It returns nil, read's result then.
-func (c *Conn) stopReading() *incoming {
-	close(c.readerDone)
-	return nil
-}
-
-// passReadTurn makes an idle worker, or a new one, the reader.
-func (c *Conn) passReadTurn() {
-	select {
-	case c.work <- c.readTurn:
-	default:
-		c.workers.Add(1)
-		go c.worker(c.readTurn)
-	}
-}
-
-// drain waits for in-flight handlers after the input ended.
-func (c *Conn) drain() {
-	finished := make(chan struct{})
-	go func() {
-		// Requests still in the notification queue start first: only
-		// then is the set of handlers to wait for complete.
-		for c.notesPending.Load() > 0 {
-			select {
-			case <-time.After(time.Millisecond):
-			case <-c.done:
-				return
-			}
-		}
-		c.handlers.Wait()
-		close(finished)
-	}()
-	t := time.NewTimer(c.opts.DrainTimeout)
-	defer t.Stop()
-	select {
-	case <-finished:
-	case <-t.C:
-	case <-c.done:
-	}
-}
-
 func (c *Conn) invalid(de *DecodeError) {
 	// Only a response can answer one of our calls: a malformed request
 	// may well carry the id of one of them, as each side numbers its own
@@ -569,132 +395,6 @@ func (c *Conn) deliver(m *Message) {
 	default:
 		c.log.Warn("jsonrpc: an answer with an id no call has", "id", m.ID.String())
 	}
-}
-
-// givenUp remembers the ids of the latest calls given up (timed out,
-// cancelled, failed to send), whose answers may still come: such an
-// answer is dropped quietly, not taken for a wrong id.
-type givenUp struct {
-	ids  [64]ID
-	next int
-}
-
-func (g *givenUp) add(id ID) {
-	g.ids[g.next%len(g.ids)] = id
-	g.next++
-}
-
-func (g *givenUp) has(id ID) bool {
-	for _, x := range g.ids {
-		if x == id && x.IsValid() {
-			return true
-		}
-	}
-	return false
-}
-
-type cancelledParams struct {
-	RequestID ID     `json:"requestId"`
-	Reason    string `json:"reason,omitempty"`
-}
-
-// cancelled cancels the request a cancellation (CancelMethod) names. It runs
-// on the reading goroutine, so that it reaches a request however busy the
-// handlers are.
-func (c *Conn) cancelled(m *Message) {
-	var p cancelledParams
-	if json.Unmarshal(m.Params, &p) != nil || !p.RequestID.IsValid() {
-		return
-	}
-	c.mu.Lock()
-	in, ok := c.incoming[p.RequestID]
-	if ok {
-		in.cancelledByPeer = true
-	} else if _, queued := c.deferred[p.RequestID]; queued {
-		c.deferred[p.RequestID] = true // dropped when its turn comes
-	}
-	c.mu.Unlock()
-	if ok {
-		in.cancel(fmt.Errorf("cancelled by the peer: %s", p.Reason))
-	}
-}
-
-// enqueueNote queues a message for the notification goroutine, and
-// starts one when none runs.
-func (c *Conn) enqueueNote(m *Message) bool {
-	c.notesPending.Add(1)
-	select {
-	case c.notes <- m:
-	case <-c.done:
-		return false
-	}
-	c.runNotes()
-	return true
-}
-
-// runNotes starts the goroutine that handles the queued notes, unless one
-// runs. It counts among the handlers, which Wait waits for.
-func (c *Conn) runNotes() {
-	if !c.notesRunning.CompareAndSwap(false, true) {
-		return
-	}
-	c.mu.Lock()
-	if c.closeErr != nil {
-		c.mu.Unlock()
-		c.notesRunning.Store(false)
-		return
-	}
-	c.handlers.Add(1)
-	c.mu.Unlock()
-	go c.handleNotes()
-}
-
-// handleNotes handles notifications one at a time, in order, until none
-// is queued.
-func (c *Conn) handleNotes() {
-	defer c.handlers.Done()
-	for {
-		select {
-		case m := <-c.notes:
-			switch {
-			case m.IsResponse():
-				c.deliver(m)
-			case m.IsRequest():
-				c.request(m, false)
-			default:
-				c.notification(c.noteCtx, m)
-			}
-			c.notesPending.Add(-1)
-			continue
-		case <-c.done:
-		default:
-		}
-		c.notesRunning.Store(false)
-		// A note queued after the queue was found empty, while this
-		// goroutine still counted as running, started none: take it.
-		if len(c.notes) == 0 || c.isClosed() || !c.notesRunning.CompareAndSwap(false, true) {
-			return
-		}
-	}
-}
-
-// isClosed reports whether the connection is closed.
-func (c *Conn) isClosed() bool {
-	select {
-	case <-c.done:
-		return true
-	default:
-		return false
-	}
-}
-
-func (c *Conn) notification(ctx context.Context, m *Message) {
-	defer func() {
-		if r := recover(); r != nil {
-			c.log.Error("jsonrpc: notification handler panicked", "method", m.Method, "panic", r, "stack", string(debug.Stack()))
-		}
-	}()
-	c.handler.Handle(ctx, m)
 }
 
 // dropped is admit's refusal of a request the peer cancelled before it
@@ -759,7 +459,7 @@ func (c *Conn) request(m *Message, inline bool) (run *incoming, ok bool) {
 			return nil, false
 		}
 		in.held = true
-		c.run(in.ctx, in.m, in)
+		c.run(in)
 		return nil, true
 	}
 	if len(c.queue) == 0 && c.trySlot() {
@@ -803,47 +503,7 @@ func (c *Conn) trySlot() bool {
 // start runs a request's handler on a slot it was given.
 func (c *Conn) start(in *incoming) {
 	in.held = true
-	select {
-	case c.work <- in: // an idle worker takes it
-	default:
-		c.workers.Add(1)
-		go c.worker(in)
-	}
-}
-
-// worker runs requests one after the other, and takes its turn at
-// reading (given c.readTurn), until the connection closes. Reusing
-// goroutines keeps the stacks that handlers grew (a fresh goroutine grows
-// its stack anew for every request, which costs more than the handling of
-// a small one); there are never more workers than one more than the most
-// requests the connection has handled at once.
-func (c *Conn) worker(in *incoming) {
-	defer c.workers.Done()
-	for {
-		if in == c.readTurn {
-			if in = c.read(); in == nil {
-				return
-			}
-		}
-		if in == turnParked {
-			// The turn waits for the next call (callerturn.go).
-			select {
-			case in = <-c.work:
-			case <-c.done:
-				return
-			}
-			continue
-		}
-		if c.run(in.ctx, in.m, in) {
-			in = c.readTurn
-			continue
-		}
-		select {
-		case in = <-c.work:
-		case <-c.done:
-			return
-		}
-	}
+	c.sched.hand(in)
 }
 
 // release gives back a slot: to the first queued request still wanted, or
@@ -871,12 +531,13 @@ func (c *Conn) release() {
 // run runs the handler of in and sends its answer. When in held the
 // reading turn, it reports whether it still does: the caller is then the
 // reader again.
-func (c *Conn) run(ctx context.Context, m *Message, in *incoming) (turn bool) {
+func (c *Conn) run(in *incoming) (turn bool) {
 	defer c.handlers.Done()
 	defer in.finish()
-	reply := c.handle(ctx, m, in)
+	m := in.m
+	reply := c.handle(in.ctx, m, in)
 	if in.hasTurn {
-		turn = c.reclaimTurn()
+		turn = c.sched.reclaimTurn()
 	}
 	if reply == nil {
 		return turn
@@ -991,7 +652,7 @@ func (c *Conn) callWith(ctx context.Context, method string, params any, o *jsonr
 		return nil, err
 	}
 	c.pending[id] = p
-	c.park.concurrent = len(c.pending) > 1
+	c.overlap = len(c.pending) > 1
 	if d > 0 {
 		c.deadlines.add(p.deadline, c.expireCalls)
 	}
@@ -1034,7 +695,7 @@ func (c *Conn) callWith(ctx context.Context, method string, params any, o *jsonr
 			return nil, cerr
 		}
 		return nil, err
-	} else if c.interrupter != nil && c.takeParked() && !c.readAnswer(ctx, id, p.ch) {
+	} else if c.sched.interrupter != nil && c.sched.takeParked() && !c.sched.readAnswer(ctx, id, p.ch) {
 		return nil, c.Err()
 	}
 
@@ -1067,22 +728,6 @@ func (c *Conn) callWith(ctx context.Context, method string, params any, o *jsonr
 		return r, r.Error
 	}
 	return r, nil
-}
-
-// abandon gives up waiting for the answer to call id, and tells the peer.
-func (c *Conn) abandon(ctx context.Context, id ID, cause error) error {
-	c.forget(id)
-	reason := cause.Error()
-	if errors.Is(cause, context.DeadlineExceeded) {
-		reason = "timeout"
-	}
-	if c.opts.CancelMethod == "" {
-		return cause
-	}
-	nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
-	c.Notify(nctx, c.opts.CancelMethod, &cancelledParams{RequestID: id, Reason: reason})
-	cancel()
-	return cause
 }
 
 func (c *Conn) forget(id ID) {
@@ -1134,4 +779,13 @@ func RequestID(ctx context.Context) (ID, bool) {
 		return ID{}, false
 	}
 	return in.id, true
+}
+
+// callsWaiting reports, for the scheduler, whether calls wait for their
+// answers, whether the last one overlapped another, and whether the
+// connection is closed.
+func (c *Conn) callsWaiting() (waiting, overlap, closed bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.pending) > 0, c.overlap, c.closeErr != nil
 }

@@ -30,7 +30,7 @@ func (cc *callChans) get() chan *Message {
 
 func (cc *callChans) put(ch chan *Message) { cc.pool.Put(ch) }
 
-// deadlines bounds the calls made with [Conn.CallTimeout] with one timer
+// deadlines bounds the calls made with a Timeout with one timer
 // per connection rather than one per call: the timer is set for the
 // earliest deadline, and a call whose deadline comes later (the usual
 // case, as calls share a timeout) costs no timer operation at all. When
@@ -89,7 +89,7 @@ func (c *Conn) expireCalls() {
 			delete(c.pending, id)
 			c.gaveUp.add(id)
 			p.ch <- &dl.expired
-			c.interruptReading(id) // when it reads its answer itself
+			c.sched.interruptReading(id) // when it reads its answer itself
 		case dl.next == 0 || p.deadline < dl.next:
 			dl.next = p.deadline
 		}

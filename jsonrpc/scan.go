@@ -2,10 +2,11 @@ package jsonrpc
 
 import (
 	"encoding/binary"
-	"github.com/ferrymcp/ferry/internal/jsonfast"
 	"math"
 	"math/bits"
 	"unicode/utf8"
+
+	"github.com/ferrymcp/ferry/internal/jsonfast"
 
 	"github.com/go-json-experiment/json/jsontext"
 )

@@ -33,8 +33,8 @@ const (
 
 // holdTurn lets the caller of read, which is to run in, keep the reading
 // turn. It reports false when the turn should be passed on instead.
-func (c *Conn) holdTurn(in *incoming) bool {
-	g := &c.turn
+func (s *scheduler) holdTurn(in *incoming) bool {
+	g := &s.turn
 	if g.holdOff.Load() > 0 {
 		g.holdOff.Add(-1)
 		return false
@@ -48,12 +48,12 @@ func (c *Conn) holdTurn(in *incoming) bool {
 // turnTick is the timer's: it passes on a turn held since the previous
 // tick (or any turn, once the connection is closed, so that the reader
 // sees it), and stops ticking once no request held the turn for a tick.
-func (c *Conn) turnTick() {
-	g := &c.turn
+func (s *scheduler) turnTick() {
+	g := &s.turn
 	seq, quiet := g.tick.quiet()
 	closed := false
 	select {
-	case <-c.done:
+	case <-s.done:
 		closed = true
 	default:
 	}
@@ -62,7 +62,7 @@ func (c *Conn) turnTick() {
 			// Before the pass: the next reader must see it.
 			g.holdOff.Store(holdOffAfterPass)
 		}
-		c.passReadTurn()
+		s.passReadTurn()
 		quiet = false
 	}
 	if !quiet && !closed {
@@ -79,7 +79,7 @@ func (c *Conn) turnTick() {
 // connection: a timer reset per event would be simpler to reason about
 // but not to run, as each reset wakes the runtime's network poller.
 type ticker struct {
-	fn    func()        // called at each tick; set by NewConn
+	fn    func()        // called at each tick; set by scheduler.init
 	seq   atomic.Uint64 // events so far
 	seen  atomic.Uint64 // seq at the previous tick
 	armed atomic.Bool   // the timer is running
@@ -124,15 +124,15 @@ func (k *ticker) stop(seq uint64) {
 // releaseTurn passes a held reading turn on. A late call (the turn was
 // taken back and then held again for another request) merely passes the
 // turn early.
-func (c *Conn) releaseTurn() {
-	if c.turn.held.CompareAndSwap(true, false) {
-		c.passReadTurn()
+func (s *scheduler) releaseTurn() {
+	if s.turn.held.CompareAndSwap(true, false) {
+		s.passReadTurn()
 	}
 }
 
 // reclaimTurn is called when the handler of a request that held the
 // reading turn returns: it reports whether the turn is still held, and
 // then the caller is the reader again.
-func (c *Conn) reclaimTurn() bool {
-	return c.turn.held.CompareAndSwap(true, false)
+func (s *scheduler) reclaimTurn() bool {
+	return s.turn.held.CompareAndSwap(true, false)
 }
