@@ -12,6 +12,11 @@ import (
 
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/go-json-experiment/json/jsontext"
+
+	// Linked as in every MCP program: it has the decoder intern MCP's
+	// method names ("tools/call" below), which BenchmarkMemoryRoundTrip's
+	// allocation count assumes.
+	_ "github.com/ferrymcp/ferry/protocol"
 )
 
 // checkGoroutines records how many goroutines run now and returns a
