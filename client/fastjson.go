@@ -12,10 +12,10 @@ import (
 )
 
 // tools/call is the request a client sends most, often with large
-// arguments: it is encoded without reflection (jsonrpc.Appender), the
+// arguments: it is encoded without reflection (jsonfast.Appender), the
 // arguments through jsonfast when their type allows.
 
-// AppendJSON appends the request's params (jsonrpc.Appender).
+// AppendJSON appends the request's params (jsonfast.Appender).
 func (w *callToolWire) AppendJSON(b []byte) ([]byte, error) {
 	o := jsonfast.Out{B: b}
 	err := w.AppendOut(&o)

@@ -19,7 +19,7 @@ func (r *textOnlyResult) AppendOut(o *jsonfast.Out) error {
 	return nil
 }
 
-// AppendJSON appends the same JSON (jsonrpc.Appender).
+// AppendJSON appends the same JSON (jsonfast.Appender).
 func (r *textOnlyResult) AppendJSON(b []byte) ([]byte, error) {
 	o := jsonfast.Out{B: b}
 	err := r.AppendOut(&o)
@@ -27,5 +27,5 @@ func (r *textOnlyResult) AppendJSON(b []byte) ([]byte, error) {
 }
 
 // MarshalJSON lets anything that encodes results without
-// jsonrpc.Appender see the same JSON.
+// jsonfast.Appender see the same JSON.
 func (r *textOnlyResult) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil) }
