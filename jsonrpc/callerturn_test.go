@@ -212,6 +212,12 @@ func TestCallerReadInterrupted(t *testing.T) {
 			t.Errorf("cancelled call: %v after %v", err, time.Since(start))
 		}
 		for i := range 3 {
+			// The worker that read the last answer parks the turn only once
+			// it sees no call waiting: a call that starts before then finds
+			// the turn with the worker, which reads its answer. Under load
+			// the caller may win that race every time; waiting until every
+			// goroutine is blocked leaves the turn parked for the call.
+			synctest.Wait()
 			r, err := client.Call(ctx, "fast", nil)
 			if err != nil || string(r.Result) != `"fast"` {
 				t.Fatalf("call %d after: %v %v", i, r, err)

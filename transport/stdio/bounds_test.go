@@ -182,3 +182,28 @@ func TestInvalidCommand(t *testing.T) {
 		})
 	}
 }
+
+// TestConnectEndsAtDeadline: a client's Connect to a server that never
+// answers returns at its deadline, the server stopped at once (on
+// a12c33f it returned 2 s late, and 4 s late for a server that ignores
+// SIGTERM: Close waited CloseTimeout, then TermTimeout).
+func TestConnectEndsAtDeadline(t *testing.T) {
+	for _, script := range []string{`exec sleep 300`, `trap "" TERM; while :; do sleep 1; done`} {
+		s := connect(t, &Command{Path: "/bin/sh", Args: []string{"-c", script}})
+		c := jsonrpc.NewConn(context.Background(), s, nil)
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		start := time.Now()
+		_, err := c.Call(ctx, "initialize", nil)
+		c.Close() // what a client's Connect does when its handshake fails
+		took := time.Since(start)
+		cancel()
+		t.Logf("%s: %v, closed after %v", script, err, took.Round(time.Millisecond))
+		if took > 800*time.Millisecond {
+			t.Errorf("%s: the handshake gave up at 300 ms, and closing took until %v", script, took)
+		}
+		if alive(s.Pid()) {
+			t.Errorf("%s: the server survived", script)
+			syscall.Kill(-s.Pid(), syscall.SIGKILL)
+		}
+	}
+}

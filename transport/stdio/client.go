@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ferrymcp/ferry/jsonrpc"
@@ -55,8 +56,12 @@ type ClientStream struct {
 
 	closeOnce sync.Once
 	closing   chan struct{}
-	strays    *strays // processes of the server outside its group
+	strays    *strays     // processes of the server outside its group
+	spoke     atomic.Bool // the server sent a message
 }
+
+// quickTerm is how long a server that never spoke gets after SIGTERM.
+const quickTerm = 100 * time.Millisecond
 
 // Read returns the next message from the server. Lines that are not JSON
 // at all are logged and skipped. Once the server is gone Read returns an
@@ -72,6 +77,9 @@ func (s *ClientStream) Read() (*jsonrpc.Message, error) {
 	default:
 	}
 	m, err := s.lr.read()
+	if err == nil && m != nil && !s.spoke.Load() {
+		s.spoke.Store(true)
+	}
 	if err == nil || err == jsonrpc.ErrReadInterrupted || isDecodeError(err) {
 		return m, err
 	}
@@ -181,13 +189,20 @@ func (s *ClientStream) shutdown() {
 	// What left the server's group is found while the server runs, by
 	// descent, and at the end by the pipes it holds.
 	s.strays.scan()
+	closeTimeout, termTimeout := s.closeTimeout, s.termTimeout
+	if !s.spoke.Load() {
+		// A server that never said anything (it did not start in time,
+		// or hangs) has nothing to finish: it is stopped at once, so
+		// that a Connect that gave up on it returns at its deadline.
+		closeTimeout, termTimeout = 0, min(termTimeout, quickTerm)
+	}
 	// stragglers is when what is left in the group gets SIGKILL; zero
 	// once it has.
-	stragglers := time.Now().Add(s.termTimeout)
-	if !waitFor(s.done, s.closeTimeout) {
+	stragglers := time.Now().Add(termTimeout)
+	if !waitFor(s.done, closeTimeout) {
 		terminateGroup(p)
-		stragglers = time.Now().Add(s.termTimeout)
-		if !waitFor(s.done, s.termTimeout) {
+		stragglers = time.Now().Add(termTimeout)
+		if !waitFor(s.done, termTimeout) {
 			killGroup(p)
 			stragglers = time.Time{}
 			<-s.done
@@ -195,7 +210,7 @@ func (s *ClientStream) shutdown() {
 	} else if groupAlive(p) {
 		// The server is gone; what it left in its group goes too.
 		terminateGroup(p)
-		stragglers = time.Now().Add(s.termTimeout)
+		stragglers = time.Now().Add(termTimeout)
 	}
 	if !stragglers.IsZero() && groupAlive(p) {
 		for d := time.Millisecond; groupAlive(p) && time.Now().Before(stragglers); d = min(2*d, 20*time.Millisecond) {
@@ -204,7 +219,7 @@ func (s *ClientStream) shutdown() {
 		killGroup(p)
 	}
 	s.strays.scan()
-	s.strays.stop(s.termTimeout)
+	s.strays.stop(termTimeout)
 	s.stdout.Close()
 	// What the server wrote on stderr is read to the end unless
 	// something outside the group holds the pipe.
