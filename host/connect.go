@@ -16,7 +16,7 @@ import (
 	"github.com/ferrymcp/ferry/transport/sse"
 	"github.com/ferrymcp/ferry/transport/stdio"
 	"github.com/ferrymcp/ferry/transport/streamable"
-	"github.com/ferrymcp/ferry/transport/websocket"
+	"github.com/ferrymcp/ferry/websocket"
 )
 
 // connect starts the server and runs the handshake, within the connect

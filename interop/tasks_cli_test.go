@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/ferrymcp/ferry/transport/streamable"
-	"github.com/ferrymcp/ferry/transport/websocket"
+	"github.com/ferrymcp/ferry/websocket"
 )
 
 func TestTaskSurvivesItsClient(t *testing.T) {

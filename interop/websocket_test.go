@@ -27,7 +27,7 @@ import (
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/transport/streamable"
-	"github.com/ferrymcp/ferry/transport/websocket"
+	"github.com/ferrymcp/ferry/websocket"
 )
 
 // taskFixtureServer has an ordinary tool and two that may run as tasks.

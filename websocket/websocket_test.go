@@ -18,7 +18,7 @@ import (
 	"github.com/ferrymcp/ferry/internal/leakcheck"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
-	"github.com/ferrymcp/ferry/transport/websocket"
+	"github.com/ferrymcp/ferry/websocket"
 )
 
 func newServer() *server.Server {

@@ -14,5 +14,7 @@
 // [Transport] is the client side, for ws:// and wss:// URLs.
 //
 // The package is built on github.com/coder/websocket, which only this
-// package links: programs that do not import it do not carry it.
+// package links: programs that do not import it do not carry it. It sits
+// beside transport/ rather than in it so that the core transports
+// (transport/...) link no WebSocket library.
 package websocket
