@@ -48,9 +48,22 @@ func (c *Conn) abandon(ctx context.Context, id ID, cause error) error {
 	if c.opts.CancelMethod == "" {
 		return cause
 	}
-	nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
-	c.Notify(nctx, c.opts.CancelMethod, &cancelledParams{RequestID: id, Reason: reason})
-	cancel()
+	// The peer is told on a goroutine of its own, which Wait waits for:
+	// the caller, whose context ended, must not wait for a slow stream.
+	c.mu.Lock()
+	if c.closeErr != nil {
+		c.mu.Unlock()
+		return cause
+	}
+	c.sched.workers.Add(1)
+	c.mu.Unlock()
+	values := context.WithoutCancel(ctx)
+	go func() {
+		defer c.sched.workers.Done()
+		nctx, cancel := context.WithTimeout(values, time.Second)
+		c.Notify(nctx, c.opts.CancelMethod, &cancelledParams{RequestID: id, Reason: reason})
+		cancel()
+	}()
 	return cause
 }
 
