@@ -48,18 +48,19 @@ func (c *Conn) abandon(ctx context.Context, id ID, cause error) error {
 	if c.opts.CancelMethod == "" {
 		return cause
 	}
-	// The peer is told on a goroutine of its own, which Wait waits for:
-	// the caller, whose context ended, must not wait for a slow stream.
+	// The peer is told on a goroutine of its own, which Close and Wait
+	// wait for: the caller, whose context ended, must not wait for a slow
+	// stream, and a program that closes right after must still tell.
 	c.mu.Lock()
-	if c.closeErr != nil {
+	if c.closeErr != nil || c.closing {
 		c.mu.Unlock()
 		return cause
 	}
-	c.sched.workers.Add(1)
+	c.notices.Add(1)
 	c.mu.Unlock()
 	values := context.WithoutCancel(ctx)
 	go func() {
-		defer c.sched.workers.Done()
+		defer c.notices.Done()
 		nctx, cancel := context.WithTimeout(values, time.Second)
 		c.Notify(nctx, c.opts.CancelMethod, &cancelledParams{RequestID: id, Reason: reason})
 		cancel()

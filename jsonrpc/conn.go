@@ -143,6 +143,10 @@ type Conn struct {
 	deadlines deadlines // of calls made with a Timeout; guarded by mu
 	gaveUp    givenUp   // guarded by mu
 	closeOnce sync.Once
+	// notices counts notifications/cancelled still being sent: Close lets
+	// them reach the peer (each is bounded by a second) before it closes.
+	notices sync.WaitGroup
+	closing bool // set by Close under mu: no notice is added after it
 }
 
 // NewConn starts a connection over stream. Handler contexts derive from
@@ -216,9 +220,14 @@ func (c *Conn) Err() error {
 }
 
 // Close closes the connection: in-flight handlers are cancelled, pending
-// calls fail with [ErrClosed], and the stream is closed. Close waits for the
+// calls fail with [ErrClosed], and the stream is closed. Close first lets
+// cancellation notices of abandoned calls reach the peer, then waits for the
 // reading goroutine but not for handlers; see [Conn.Wait].
 func (c *Conn) Close() error {
+	c.mu.Lock()
+	c.closing = true
+	c.mu.Unlock()
+	c.notices.Wait()
 	c.closeWith(errors.New("closed by this side"))
 	<-c.sched.readerDone
 	return nil
@@ -230,6 +239,7 @@ func (c *Conn) Wait() error {
 	<-c.sched.readerDone
 	c.handlers.Wait()
 	c.sched.workers.Wait()
+	c.notices.Wait()
 	return c.Err()
 }
 
