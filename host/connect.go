@@ -123,8 +123,11 @@ func (s *Server) clientOptions() *client.Options {
 		o.RequestTimeout = s.cfg.Timeout
 	}
 	o.MaxRequestTimeout = s.h.opts.MaxRequestTimeout
+	// The bound whatever the progress is the user's word: an idle timeout
+	// longer than it never raises it (--max-timeout 1s with the default
+	// --timeout 60s ends a call after 1 s).
 	if o.MaxRequestTimeout > 0 && o.RequestTimeout > o.MaxRequestTimeout {
-		o.MaxRequestTimeout = o.RequestTimeout
+		o.RequestTimeout = o.MaxRequestTimeout
 	}
 	user := o.OnListChanged
 	o.OnListChanged = func(method string) {

@@ -53,6 +53,13 @@ func cmdTools(ctx context.Context, o *cli) error {
 	}
 	defer sess.Close()
 	tools, listErr := sess.Tools(ctx)
+	if len(tools) == 0 && (sess.startErr != nil || listErr != nil) {
+		// Nothing to show: stdout stays empty, the error says why.
+		if sess.startErr != nil {
+			return sess.startErr
+		}
+		return listErr
+	}
 	if o.json {
 		out := make([]toolOut, 0, len(tools))
 		for _, t := range tools {

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"bytes"
+	"net"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// runBin runs the ferry binary and returns its exit code and output.
+func runBin(t *testing.T, args ...string) (code int, stdout, stderr string, took time.Duration) {
+	t.Helper()
+	cmd := exec.Command(ferryBin, args...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	t0 := time.Now()
+	cmd.Run()
+	return cmd.ProcessState.ExitCode(), out.String(), errOut.String(), time.Since(t0)
+}
+
+// TestMaxTimeoutIsNotRaised: --max-timeout 1s bounds a 5 s call even
+// though --timeout (60 s by default) is longer (issue 19, item 3).
+func TestMaxTimeoutIsNotRaised(t *testing.T) {
+	code, out, errOut, took := runBin(t, "--max-timeout", "1s", "--format", "json", "call", "countdown", "steps=6", "delayMs=1000", "--", exampleServer)
+	if code != exitUnreachable || !strings.Contains(errOut, "1s") || took > 4*time.Second {
+		t.Errorf("exit %d after %v, want 4 after about 1 s; stdout %q stderr %q", code, took.Round(time.Millisecond), out, errOut)
+	}
+}
+
+// TestFailurePrintsNoResult: a server that cannot be reached leaves
+// stdout empty, in JSON and in a table (issue 19, item 5).
+func TestFailurePrintsNoResult(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + l.Addr().String() + "/mcp"
+	l.Close()
+	for _, format := range []string{"json", "table"} {
+		code, out, errOut, _ := runBin(t, "--format", format, "tools", url)
+		if code != exitUnreachable || out != "" {
+			t.Errorf("%s: exit %d, stdout %q (want 4 and nothing); stderr %q", format, code, out, errOut)
+		}
+	}
+	code, out, _, _ := runBin(t, "--format", "table", "tools", "--", "/no/such/binary")
+	if code != exitUnreachable || out != "" {
+		t.Errorf("missing binary: exit %d, stdout %q", code, out)
+	}
+}
