@@ -55,6 +55,9 @@ type Server struct {
 	// URL and Headers reach an HTTP or SSE server.
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
+	// OAuth is the client the entry's host registered with the server's
+	// authorization server, if any.
+	OAuth *OAuth `json:"oauth,omitempty"`
 
 	// Disabled entries are listed but not started.
 	Disabled bool `json:"disabled,omitempty"`

@@ -107,6 +107,7 @@ func (e *entry) read(s *Server) {
 		}
 	}
 	s.Headers = e.headers("headers")
+	s.OAuth = e.readOAuth()
 	if d, ok := e.bool("disabled"); ok {
 		s.Disabled = d
 	}

@@ -191,6 +191,10 @@ func (s *Server) openHTTP(ctx context.Context, open func(*http.Client, http.Head
 	if rec.base == nil {
 		rec.base = http.DefaultTransport
 	}
+	if f := s.h.opts.WrapHTTP; f != nil {
+		// Inside the recorder: it sees the answers the wrapper returns.
+		rec.base = f(s.cfg, rec.base)
+	}
 	hc := *base
 	hc.Transport = rec
 	s.http = rec

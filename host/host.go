@@ -68,6 +68,10 @@ type Options struct {
 	// HTTPClient makes the requests of HTTP and SSE servers (default: a
 	// client of its own).
 	HTTPClient *http.Client
+	// WrapHTTP, when set, wraps the RoundTripper of each HTTP or SSE
+	// server's requests (ferry's command puts the tokens of its
+	// authorizations on them this way).
+	WrapHTTP func(s *config.Server, rt http.RoundTripper) http.RoundTripper
 	// Stderr, when set, returns where the stderr of a stdio server is
 	// copied as it arrives (nil for nowhere); the end of it is kept
 	// anyway for errors.
