@@ -101,7 +101,14 @@ func (g *AuthorizationCode) obtain(ctx context.Context, f *flow) (*Token, error)
 		RedirectURL: id.redirectURI,
 		Scopes:      f.scopes,
 	}
-	authURL := cfg.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier), oauth2.SetAuthURLParam("resource", f.d.resource))
+	opts := []oauth2.AuthCodeOption{oauth2.S256ChallengeOption(verifier), oauth2.SetAuthURLParam("resource", f.d.resource)}
+	if contains(f.scopes, metadata.ScopeOfflineAccess) && contains(as.ScopesSupported, "openid") {
+		// An OpenID provider grants offline_access only with a consent
+		// prompt (OpenID Connect Core §11), so asking for a refresh token
+		// there means asking for the consent screen.
+		opts = append(opts, oauth2.SetAuthURLParam("prompt", "consent"))
+	}
+	authURL := cfg.AuthCodeURL(state, opts...)
 	f.a.log().Info("auth: asking the user to authorize", "issuer", f.d.issuer, "client_id", id.auth.id, "scopes", f.scopes, "redirect_uri", id.redirectURI)
 	q, err := g.Authorize(ctx, authURL, id.redirectURI)
 	if err != nil {

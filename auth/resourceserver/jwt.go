@@ -28,6 +28,11 @@ type JWT struct {
 	// Issuer is the authorization server's issuer identifier, compared
 	// with the token's iss as a string. Required.
 	Issuer string
+	// Audience, when set, is the audience the authorization server names
+	// this server with in its tokens, when that is not the server's
+	// resource identifier (an API identifier of the authorization
+	// server's own naming).
+	Audience string
 	// JWKSURL is the address of the keys. Empty means the jwks_uri of
 	// the authorization server's metadata, found from Issuer.
 	JWKSURL string
@@ -74,6 +79,9 @@ type accessClaims struct {
 
 // Verify checks a JWT access token for the resource audience.
 func (v *JWT) Verify(ctx context.Context, token, audience string) (*Caller, error) {
+	if v.Audience != "" {
+		audience = v.Audience
+	}
 	h := sha256.New()
 	io.WriteString(h, audience)
 	h.Write([]byte{0})

@@ -234,9 +234,9 @@ func (c *Config) challenge(w http.ResponseWriter, status int, code, description 
 	w.Header().Set("WWW-Authenticate", ch.String(metadata.ParamError, metadata.ParamScope, metadata.ParamResourceMetadata, metadata.ParamErrorDescription))
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	body := map[string]string{"error": code, "error_description": description}
-	if code == "" {
-		body["error"] = "unauthorized"
+	body := map[string]string{"error": firstOf(code, "unauthorized")}
+	if description != "" {
+		body["error_description"] = description
 	}
 	json.MarshalWrite(w, body)
 }
