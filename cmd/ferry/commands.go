@@ -27,6 +27,9 @@ func init() {
 		proxyCommand,
 		runCommand,
 		chatCommand,
+		loginCommand,
+		logoutCommand,
+		authStatusCommand,
 		helpCommand,
 	}
 }

@@ -50,9 +50,12 @@ func exitCode(err error) int {
 	var te *toolError
 	var ce *callError
 	var cfg *config.Error
+	var ae *authError
 	switch {
 	case errors.As(err, &ue):
 		return exitUsage
+	case errors.As(err, &ae), refused(err) != nil:
+		return exitAuth
 	case errors.As(err, &te), errors.As(err, &ce):
 		return exitTool
 	}

@@ -44,6 +44,10 @@ type cli struct {
 	term   *terminal
 	task   bool // call --task: let the server run the call as a task
 	wait   bool // tasks SERVER ID --wait
+
+	auth   authFlags        // login's flags
+	authz  authorizers      // the Authorizers of the run's HTTP servers
+	loaded []*config.Server // the entries, once read
 }
 
 type listFlag []string

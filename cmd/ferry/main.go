@@ -136,6 +136,9 @@ func run(ctx context.Context, e *env, args []string) int {
 		return o.fail(err)
 	}
 	err = cmd(ctx, o)
+	if ctx.Err() == nil && o.offerLogin(ctx, err) {
+		err = cmd(ctx, o)
+	}
 	o.closeTrace()
 	if code, ok := interruptCode(ctx); ok {
 		o.term.clearProgress()

@@ -31,6 +31,17 @@ type session struct {
 // (after -- or a URL as the first argument), or those of --config files
 // or of the files found in the usual places.
 func (o *cli) loadServers() ([]*config.Server, error) {
+	if o.loaded != nil {
+		return o.loaded, nil
+	}
+	servers, err := o.readServers()
+	if err == nil {
+		o.loaded = servers
+	}
+	return servers, err
+}
+
+func (o *cli) readServers() ([]*config.Server, error) {
 	if s, err := o.adhocServer(); s != nil || err != nil {
 		return []*config.Server{s}, err
 	}
@@ -232,6 +243,7 @@ func (o *cli) hostOptions() *host.Options {
 		Prefix:    host.PrefixMode(o.prefix),
 		Separator: o.separator,
 		Client:    o.clientOptions,
+		WrapHTTP:  o.wrapHTTP,
 	}
 	if o.verbose {
 		opts.Logger = slog.New(slog.NewTextHandler(o.term.writer(), &slog.HandlerOptions{Level: slog.LevelInfo}))
