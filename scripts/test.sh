@@ -18,6 +18,9 @@ go mod download
 (cd cmd/ferry && go mod download)
 (cd agent && go mod download)
 (cd interop && go mod download)
+# zitadel's example OpenID Provider, an authorization server of the OAuth
+# interop tests: a module of its own, outside the workspace.
+(cd interop/zitadelop && GOWORK=off go mod download)
 
 step "npm peers (interop/node, pinned by package-lock.json)"
 if [ ! -d interop/node/node_modules ] || [ interop/node/package-lock.json -nt interop/node/node_modules/.package-lock.json ]; then
