@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -109,6 +110,16 @@ func TestNoGrantReturnsRefusal(t *testing.T) {
 	}
 	if _, err := a.Login(context.Background()); !errors.Is(err, ErrNoGrant) {
 		t.Fatalf("Login: %v, want ErrNoGrant", err)
+	}
+	// A refusal naming metadata that cannot be fetched is still the
+	// refusal, not a network error.
+	bogus := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://127.0.0.1:1/.well-known/oauth-protected-resource"`)
+		w.WriteHeader(401)
+	}))
+	defer bogus.Close()
+	if code, _ := get(t, &Authorizer{Server: bogus.URL}, bogus.URL, "", ""); code != 401 {
+		t.Fatalf("got %d, want the 401", code)
 	}
 }
 

@@ -216,8 +216,25 @@ func (a *Authorizer) authorizeShared(ctx context.Context, rf *refusal) (*Token, 
 // obtained meanwhile, else refreshes the refused one, else runs the
 // Grant, and stores what it got.
 func (a *Authorizer) authorize(ctx context.Context, rf *refusal) (*Token, error) {
+	if !rf.force && rf.status == http.StatusUnauthorized {
+		// A token stored meanwhile (another process logged in) is for
+		// this server: it was obtained after the server's discovery.
+		if rec, err := a.store().Load(ctx, a.server()); err == nil && rec != nil && rec.Token != nil &&
+			(rf.sent == nil || rec.Token.AccessToken != rf.sent.AccessToken) && !rec.Token.expired(time.Now()) {
+			a.setToken(rec.Token)
+			return rec.Token, nil
+		}
+	}
+	canRefresh := rf.status == http.StatusUnauthorized && rf.sent != nil && rf.sent.RefreshToken != ""
+	if a.Grant == nil && !canRefresh {
+		return nil, errNoGrant // only the stored token, which was refused
+	}
 	d, err := a.discover(ctx, rf.challenges)
 	if err != nil {
+		if a.Grant == nil {
+			a.log().Warn("auth: the refused token cannot be refreshed", "error", err)
+			return nil, errNoGrant
+		}
 		return nil, err
 	}
 	want := rf.scopes()
