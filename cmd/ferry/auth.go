@@ -437,10 +437,10 @@ func (o *cli) offerLogin(ctx context.Context, err error) bool {
 	return true
 }
 
-// serverAt returns the entry whose URL is u.
+// serverAt returns the entry whose URL is u, among those the command
+// read.
 func (o *cli) serverAt(u string) *config.Server {
-	servers, _ := o.loadServers()
-	for _, s := range servers {
+	for _, s := range o.loaded {
 		if s.URL == u {
 			return s
 		}
@@ -448,14 +448,11 @@ func (o *cli) serverAt(u string) *config.Server {
 	return nil
 }
 
-// serverEntry returns the entry of the server named name, from the
-// command line or the configuration.
+// serverEntry returns the entry named name among those the command
+// read (an ad-hoc URL's entry cannot be read twice: reading takes the URL
+// out of the arguments).
 func (o *cli) serverEntry(name string) *config.Server {
-	servers, err := o.loadServers()
-	if err != nil {
-		return nil
-	}
-	for _, s := range servers {
+	for _, s := range o.loaded {
 		if s.Name == name {
 			return s
 		}

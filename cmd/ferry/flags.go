@@ -47,7 +47,7 @@ type cli struct {
 
 	auth   authFlags        // login's flags
 	authz  authorizers      // the Authorizers of the run's HTTP servers
-	loaded []*config.Server // the entries, once read
+	loaded []*config.Server // the entries last read
 }
 
 type listFlag []string

@@ -59,6 +59,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"golang.org/x/term"
 )
@@ -135,8 +136,10 @@ func run(ctx context.Context, e *env, args []string) int {
 	if err := o.openTrace(); err != nil {
 		return o.fail(err)
 	}
+	given := slices.Clone(o.args)
 	err = cmd(ctx, o)
 	if ctx.Err() == nil && o.offerLogin(ctx, err) {
+		o.args = given // as given: reading an ad-hoc URL's entry takes it out
 		err = cmd(ctx, o)
 	}
 	o.closeTrace()

@@ -31,12 +31,9 @@ type session struct {
 // (after -- or a URL as the first argument), or those of --config files
 // or of the files found in the usual places.
 func (o *cli) loadServers() ([]*config.Server, error) {
-	if o.loaded != nil {
-		return o.loaded, nil
-	}
 	servers, err := o.readServers()
 	if err == nil {
-		o.loaded = servers
+		o.loaded = servers // the last read, for offerLogin
 	}
 	return servers, err
 }
