@@ -225,3 +225,35 @@ func TestChatPiped(t *testing.T) {
 		t.Errorf("continue: exit %d:\n%s", code, out)
 	}
 }
+
+// A server's prompt as a slash command, and a resource attached with
+// @SERVER:URI, reach the model as user messages.
+func TestChatPromptsAndResources(t *testing.T) {
+	f, base := startFixture(t)
+	t.Setenv("FERRY_STATE_DIR", t.TempDir())
+	in := "/prompts\n/ex:review language=go style=thorough\nwhat is in @ex:ferry://readme ?\n/ex:nope\n@nobody:x stays text\n"
+	code, out, errOut := runFerry(t, in, "chat", "--config", agentConfig(t, ""), "--model", "openai/fixture", "--base-url", base)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"/ex:simple", "/ex:review language=… style=…", "(prompt ex:review added: 1 messages)",
+		"(attached ferry://readme from ex)", "! ", "you said: @nobody:x stays text"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the chat lacks %q:\n%s", want, out)
+		}
+	}
+	if len(f.requests) != 3 {
+		t.Fatalf("%d requests:\n%s", len(f.requests), out)
+	}
+	text := func(req map[string]any) string {
+		msgs := req["messages"].([]any)
+		b, _ := json.Marshal(msgs[len(msgs)-1])
+		return string(b)
+	}
+	if got := text(f.requests[0]); !strings.Contains(got, "Please give a thorough review of my go code.") || !strings.Contains(got, `[resource ferry://readme]\n# ferry everything`) {
+		t.Errorf("the prompt reached the model as %s", got)
+	}
+	if got := text(f.requests[1]); !strings.Contains(got, "what is in @ex:ferry://readme ?") || !strings.Contains(got, "An example server exercising every MCP feature.") {
+		t.Errorf("the attachment reached the model as %s", got)
+	}
+}

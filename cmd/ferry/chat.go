@@ -312,14 +312,14 @@ func (c *chat) event(e agent.Event) {
 	case agent.EventToolStart:
 		if !e.Call.Denied && e.Call.Error == "" {
 			label := toolLabel(e.Call)
-			c.out.line("  ⚙ %s %s", label, oneLineJSON(e.Call.Arguments, c.width()-5-len(label)))
+			c.out.line("  ⚙ %s %s", label, oneLineJSON(e.Call.Arguments, c.width()-8-len(label)))
 		}
 	case agent.EventToolProgress:
 		c.out.showProgress("    "+toolLabel(e.Call), e.Progress)
 	case agent.EventToolEnd:
 		c.out.line("  %s", cutLine(callLine(e.Call), c.width()-3))
 	case agent.EventSampling:
-		c.out.line("  %s", samplingLine(e.Sampling))
+		c.out.line("  %s", cutLine(samplingLine(e.Sampling), c.width()-3))
 	case agent.EventWarning:
 		c.out.line("! %s", e.Text)
 	case agent.EventToolsChanged:
@@ -367,7 +367,7 @@ func (c *chat) listTools(ctx context.Context, server string) {
 		if server != "" && t.Server != server {
 			continue
 		}
-		c.out.line("  %-40s %s", t.Name, cutLine(t.Tool.Description, 70))
+		c.out.line("  %-40s %s", t.Name, cutLine(t.Tool.Description, max(c.width()-46, 20)))
 	}
 	if err != nil {
 		c.out.line("! %v", err)
