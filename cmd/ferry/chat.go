@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/ferrymcp/ferry/agent"
@@ -192,20 +193,25 @@ func (c *chat) banner() {
 	}
 }
 
-// catchInterrupts makes Ctrl-C stop the turn that runs, not ferry.
+// catchInterrupts makes Ctrl-C stop the turn that runs, not ferry;
+// SIGTERM and SIGHUP stop the turn and end the chat (the servers are
+// then stopped as usual).
 func (c *chat) catchInterrupts() func() {
 	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, os.Interrupt)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	done := make(chan struct{})
 	go func() {
 		for {
 			select {
-			case <-ch:
+			case sig := <-ch:
 				c.mu.Lock()
 				cancel := c.cancelTurn
 				c.mu.Unlock()
 				if cancel != nil {
 					cancel()
+				}
+				if sig != syscall.SIGINT {
+					c.in.close()
 				}
 			case <-done:
 				return

@@ -21,8 +21,10 @@ import (
 // gives up when the turn is cancelled. A read of stdin cannot be
 // cancelled; a reader of this can.
 type input struct {
-	ch chan []byte
-	mu sync.Mutex
+	ch     chan []byte
+	closed chan struct{} // close makes every read end
+	once   sync.Once
+	mu     sync.Mutex
 	// pending is what a reader got but did not use.
 	pending []byte
 	err     error
@@ -32,7 +34,7 @@ type input struct {
 }
 
 func newInput(r io.Reader) *input {
-	in := &input{ch: make(chan []byte, 16)}
+	in := &input{ch: make(chan []byte, 16), closed: make(chan struct{})}
 	go func() {
 		for {
 			buf := make([]byte, 4096)
@@ -77,8 +79,14 @@ func (in *input) next(ctx context.Context) ([]byte, error) {
 		return b, nil
 	case <-ctx.Done():
 		return nil, context.Cause(ctx)
+	case <-in.closed:
+		return nil, io.EOF
 	}
 }
+
+// close ends the reads, those waiting and those to come, with io.EOF
+// (the chat is told to stop).
+func (in *input) close() { in.once.Do(func() { close(in.closed) }) }
 
 // Read hands the line editor what was typed.
 func (in *input) Read(p []byte) (int, error) {
