@@ -124,7 +124,7 @@ func (o *cli) fail(err error) int {
 	if strings.Contains(msg, "\n") {
 		msg = strings.ReplaceAll(msg, "\n", "\n  ")
 	}
-	fmt.Fprintf(o.stderr, "ferry: %s\n", msg)
+	fmt.Fprintf(o.stderr, "ferry: %s\n", safe(msg))
 	return code
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -112,27 +111,6 @@ func TestExitCodes(t *testing.T) {
 	for _, tt := range tests {
 		if got := exitCode(tt.err); got != tt.code {
 			t.Errorf("%T %v: %d, want %d", tt.err, tt.err, got, tt.code)
-		}
-	}
-}
-
-func TestAskForm(t *testing.T) {
-	p := &protocol.ElicitParams{Message: "Who?", RequestedSchema: []byte(`{"type":"object","properties":{
-		"name":{"type":"string","description":"Your name"},"age":{"type":"integer"},"color":{"type":"string","enum":["red","blue"]},
-		"ok":{"type":"boolean","default":true}},"required":["name"]}`)}
-	var w bytes.Buffer
-	res, err := askForm(&w, bufio.NewReader(strings.NewReader("\n\nAnn\nold\n42\n2\n\n")), "s", p)
-	if err != nil || res.Action != protocol.ElicitAccept {
-		t.Fatalf("%v %+v", err, res)
-	}
-	b, _ := json.Marshal(res.Content)
-	if string(b) != `{"age":42,"color":"blue","name":"Ann","ok":true}` {
-		t.Errorf("content %s\n%s", b, w.String())
-	}
-	for in, want := range map[string]string{"n\n": protocol.ElicitDecline, "c\n": protocol.ElicitCancel, "": protocol.ElicitCancel} {
-		res, _ := askForm(&w, bufio.NewReader(strings.NewReader(in)), "s", p)
-		if res.Action != want {
-			t.Errorf("%q: %s, want %s", in, res.Action, want)
 		}
 	}
 }

@@ -75,6 +75,12 @@ func main() {
 		stderrTTY: term.IsTerminal(int(os.Stderr.Fd())),
 		width:     func() int { w, _, _ := term.GetSize(int(os.Stdout.Fd())); return w },
 	}
+	if e.stdinTTY && !e.stderrTTY {
+		// Questions go to the terminal the answers come from.
+		if f, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+			e.tty = f
+		}
+	}
 	e.signals = true
 	os.Exit(run(context.Background(), e, os.Args[1:]))
 }
@@ -86,6 +92,9 @@ type env struct {
 	stdout, stderr                 io.Writer
 	stdinTTY, stdoutTTY, stderrTTY bool
 	width                          func() int
+	// tty is the controlling terminal, for questions when stdin is a
+	// terminal but stderr is not; nil otherwise.
+	tty io.Writer
 	// signals: Ctrl-C, SIGTERM and SIGHUP cancel the run's context
 	// (main sets it; tests send no signals).
 	signals bool

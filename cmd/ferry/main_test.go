@@ -31,8 +31,12 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	if os.Getenv("FERRY_TEST_SERVER") == "stdio" {
+	switch os.Getenv("FERRY_TEST_SERVER") {
+	case "stdio":
 		serveStdio()
+		return
+	case "hostile":
+		serveHostile()
 		return
 	}
 	dir, err := os.MkdirTemp("", "ferry-cmd-test")
@@ -92,6 +96,12 @@ func testServer(mark func(string)) *server.Server {
 		})
 	return s
 }
+
+// hostile is what a hostile server puts in every string it controls:
+// a window title (OSC 0), a clipboard write (OSC 52), clearing the
+// screen, a cursor move, a CSI as one C1 byte, a bell and a
+// right-to-left override.
+const hostile = "\x1b]0;pwned\x07\x1b]52;c;ZXZpbA==\x07\x1b[2J\x1b[H\u009b31m\a\u202e"
 
 // waitFor polls until cond holds, for up to 10 s.
 func waitFor(t *testing.T, what string, cond func() bool) {

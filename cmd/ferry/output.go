@@ -59,7 +59,7 @@ func (t *table) flush() {
 	tw := tabwriter.NewWriter(t.o.stdout, 0, 0, 2, ' ', 0)
 	for _, r := range t.rows {
 		for i := range r {
-			r[i] = oneLine(r[i])
+			r[i] = safeLine(oneLine(r[i]))
 		}
 		if width > 0 && len(r) == n {
 			r[n-1] = cut(r[n-1], width-used)
@@ -133,11 +133,11 @@ func (o *cli) printContent(c []protocol.Content) {
 	for _, b := range c {
 		switch b.Type {
 		case protocol.ContentText:
-			fmt.Fprintln(o.stdout, b.Text)
+			fmt.Fprintln(o.stdout, o.text(b.Text))
 		case protocol.ContentImage, protocol.ContentAudio:
-			fmt.Fprintf(o.stdout, "[%s %s, %d bytes base64]\n", b.Type, b.MIMEType, len(b.Data))
+			fmt.Fprintf(o.stdout, "[%s %s, %d bytes base64]\n", b.Type, o.text(b.MIMEType), len(b.Data))
 		case protocol.ContentResourceLink:
-			fmt.Fprintf(o.stdout, "[resource link %s %s]\n", b.URI, b.Name)
+			fmt.Fprintf(o.stdout, "[resource link %s %s]\n", o.text(b.URI), o.text(b.Name))
 		case protocol.ContentResource:
 			if b.Resource != nil {
 				o.printResourceContents(*b.Resource)
@@ -151,8 +151,17 @@ func (o *cli) printContent(c []protocol.Content) {
 
 func (o *cli) printResourceContents(rc protocol.ResourceContents) {
 	if rc.IsBlob() {
-		fmt.Fprintf(o.stdout, "[%s %s, %d bytes base64]\n", rc.URI, rc.MIMEType, len(rc.Blob))
+		fmt.Fprintf(o.stdout, "[%s %s, %d bytes base64]\n", o.text(rc.URI), o.text(rc.MIMEType), len(rc.Blob))
 		return
 	}
-	fmt.Fprintln(o.stdout, rc.Text)
+	fmt.Fprintln(o.stdout, o.text(rc.Text))
+}
+
+// text is a server's text for stdout: made safe when stdout is a
+// terminal (see safe), exact when it goes to a file or a pipe.
+func (o *cli) text(s string) string {
+	if o.stdoutTTY {
+		return safe(s)
+	}
+	return s
 }

@@ -90,10 +90,10 @@ func cmdPrompt(ctx context.Context, o *cli, server string) error {
 		return o.printJSON(res)
 	}
 	if res.Description != "" {
-		fmt.Fprintf(o.stdout, "# %s\n", res.Description)
+		fmt.Fprintf(o.stdout, "# %s\n", o.text(res.Description))
 	}
 	for _, m := range res.Messages {
-		fmt.Fprintf(o.stdout, "[%s]\n", m.Role)
+		fmt.Fprintf(o.stdout, "[%s]\n", o.text(string(m.Role)))
 		o.printContent([]protocol.Content{m.Content})
 	}
 	return nil

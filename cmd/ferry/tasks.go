@@ -191,7 +191,7 @@ func cmdTasks(o *cli) error {
 	if o.json {
 		return o.printJSON(t)
 	}
-	fmt.Fprintf(o.stdout, "%s %s\n", t.TaskID, statusText(t))
+	fmt.Fprintf(o.stdout, "%s %s\n", o.text(t.TaskID), o.text(statusText(t)))
 	if t.Status == protocol.TaskFailed && len(t.Error) > 0 {
 		return &callError{fmt.Errorf("task %s failed: %s", id, t.Error)}
 	}
@@ -232,7 +232,7 @@ func (o *cli) listTasks(ctx context.Context, c *client.Client, server string) er
 		return o.printJSON(all)
 	}
 	for _, t := range all {
-		fmt.Fprintf(o.stdout, "%s  %-14s %s  %s\n", t.TaskID, t.Status, t.CreatedAt, t.StatusMessage)
+		fmt.Fprintf(o.stdout, "%s  %-14s %s  %s\n", safeLine(t.TaskID), safeLine(string(t.Status)), safeLine(t.CreatedAt), safeLine(t.StatusMessage))
 	}
 	return nil
 }

@@ -14,16 +14,24 @@ import (
 // terminal serializes what goes to stderr: diagnostics, the progress bar
 // (redrawn in place when stderr is a terminal) and elicitation prompts.
 type terminal struct {
-	mu       sync.Mutex
-	w        io.Writer
-	tty      bool // stderr is a terminal: draw the progress bar
-	ask      bool // stdin and stderr are terminals: ask elicitations
-	in       *bufio.Reader
+	mu  sync.Mutex
+	w   io.Writer
+	tty bool // stderr is a terminal: draw the progress bar
+	ask bool // stdin is a terminal: ask elicitations
+	in  *bufio.Reader
+	// prompts is where questions go: stderr, or the terminal itself
+	// (/dev/tty) when stderr is piped (2>&1 | tee log) but stdin is a
+	// terminal.
+	prompts  io.Writer
 	progress bool // a progress line is drawn
 }
 
 func newTerminal(e *env) *terminal {
-	return &terminal{w: e.stderr, tty: e.stderrTTY, ask: e.stdinTTY && e.stderrTTY, in: bufio.NewReader(e.stdin)}
+	t := &terminal{w: e.stderr, tty: e.stderrTTY, ask: e.stdinTTY, in: bufio.NewReader(e.stdin), prompts: e.stderr}
+	if e.stdinTTY && !e.stderrTTY && e.tty != nil {
+		t.prompts = e.tty
+	}
+	return t
 }
 
 // printf writes on stderr, over the progress line if one is drawn.
@@ -31,7 +39,10 @@ func (t *terminal) printf(format string, a ...any) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.clearLocked()
-	fmt.Fprintf(t.w, format, a...)
+	// What ferry prints on stderr carries servers' text (names, errors,
+	// log messages, their stderr under -v): none of it may drive the
+	// terminal.
+	io.WriteString(t.w, safe(fmt.Sprintf(format, a...)))
 }
 
 // writer is stderr as an io.Writer for loggers, going through printf.
@@ -72,7 +83,7 @@ func (t *terminal) showProgress(label string, p *protocol.ProgressParams) {
 // count when the total is unknown).
 func progressLine(label string, p *protocol.ProgressParams, width int) string {
 	var b strings.Builder
-	b.WriteString(label)
+	b.WriteString(safeLine(label))
 	b.WriteString(" ")
 	if p.Total > 0 {
 		frac := min(max(p.Progress/p.Total, 0), 1)
@@ -83,7 +94,7 @@ func progressLine(label string, p *protocol.ProgressParams, width int) string {
 		fmt.Fprintf(&b, "%s", num(p.Progress))
 	}
 	if p.Message != "" {
-		b.WriteString(" " + p.Message)
+		b.WriteString(" " + safeLine(p.Message))
 	}
 	return b.String()
 }
@@ -94,11 +105,11 @@ func num(f float64) string { return strings.TrimSuffix(fmt.Sprintf("%g", f), ".0
 // else declined.
 func (t *terminal) elicit(ctx context.Context, server string, p *protocol.ElicitParams) (*protocol.ElicitResult, error) {
 	if !t.ask {
-		t.printf("ferry: server %q asked %q; declined (no terminal to ask)\n", server, p.Message)
+		t.printf("ferry: server %q asked %q; declined (stdin is not a terminal to ask at)\n", server, p.Message)
 		return &protocol.ElicitResult{Action: protocol.ElicitDecline}, nil
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.clearLocked()
-	return askForm(t.w, t.in, server, p)
+	return askForm(t.prompts, t.in, server, p)
 }
