@@ -31,6 +31,7 @@ type cli struct {
 	prefix, separator              string
 	logLevel                       string
 	verbose                        bool
+	trustFolder                    bool
 	showVersion                    bool
 	serve                          serveFlags
 
@@ -74,6 +75,7 @@ func (o *cli) globalFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.separator, "separator", "__", "`S` between server and tool in aggregated names (default __)")
 	fs.Var(&o.roots, "root", "offer `DIR` to servers as a root (repeatable)")
 	fs.StringVar(&o.logLevel, "log-level", "", "ask servers for log messages at `LEVEL` and show them")
+	fs.BoolVar(&o.trustFolder, "trust-folder", false, "start the servers of this folder's own configuration (.mcp.json, .cursor/, .vscode/) without asking whether to trust it (for scripts)")
 	fs.BoolVar(&o.verbose, "v", false, "show each server's stages and stderr, and errors in full")
 	fs.BoolVar(&o.showVersion, "version", false, "print ferry's version")
 }

@@ -47,7 +47,9 @@ Without --config, ferry reads every file it finds among: ./.mcp.json,
 ./mcp-servers.json, ./.cursor/mcp.json, ./.vscode/mcp.json, ~/.claude.json,
 Claude Desktop's claude_desktop_config.json, ~/.cursor/mcp.json, Windsurf's
 ~/.codeium/windsurf/mcp_config.json, VS Code's user mcp.json, Cline's settings
-and ~/.gemini/settings.json (the first definition of a name wins).
+and ~/.gemini/settings.json (the first definition of a name wins). The files
+of the working folder start servers only once you trust the folder: ferry asks
+at a terminal and remembers; scripts pass --trust-folder.
 `
 
 const exitText = `Exit codes:

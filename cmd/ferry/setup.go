@@ -46,8 +46,20 @@ func (o *cli) readServers() ([]*config.Server, error) {
 	paths := []string(o.configs)
 	discovered := len(paths) == 0
 	if discovered {
-		for _, l := range config.Discover(config.HostEnv()) {
+		env := config.HostEnv()
+		var project []string
+		for _, l := range config.Discover(env) {
+			if l.Project {
+				project = append(project, l.Path)
+				continue
+			}
 			paths = append(paths, l.Path)
+		}
+		if len(project) > 0 && o.trustProject(env.Dir, project) {
+			paths = append(project, paths...) // project files first, as found
+		}
+		if len(paths) == 0 && len(project) > 0 {
+			return nil, usageErrorf("no configuration to use: the project files of this folder are not trusted (answer yes at a terminal once, or pass --trust-folder)")
 		}
 		if len(paths) == 0 {
 			var where []string
