@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -64,6 +65,7 @@ func toolArguments(schema jsontext.Value, argsFlag string, stdin io.Reader, pair
 	}
 	var s struct {
 		Properties map[string]*propSchema `json:"properties"`
+		Required   []string               `json:"required"`
 	}
 	json.Unmarshal(schema, &s)
 	for _, kv := range pairs {
@@ -84,11 +86,79 @@ func toolArguments(schema jsontext.Value, argsFlag string, stdin io.Reader, pair
 		}
 		args[k] = val
 	}
+	if err := checkArguments(args, s.Properties, s.Required); err != nil {
+		return nil, err
+	}
 	out, err := json.Marshal(args, json.Deterministic(true))
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// checkArguments checks before sending what the schema at hand says
+// plainly: every required argument is given, and a value of an enum (or
+// each item of an array of one) is among its values. The server checks
+// the rest.
+func checkArguments(args map[string]jsontext.Value, props map[string]*propSchema, required []string) error {
+	var missing []string
+	for _, r := range required {
+		if _, ok := args[r]; !ok {
+			missing = append(missing, r)
+		}
+	}
+	if len(missing) > 0 {
+		what := "argument"
+		if len(missing) > 1 {
+			what += "s"
+		}
+		return usageErrorf("missing required %s %s", what, strings.Join(missing, ", "))
+	}
+	names := make([]string, 0, len(args))
+	for k := range args {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		p := props[k]
+		if p == nil {
+			continue
+		}
+		if err := checkEnum(k, args[k], p); err != nil {
+			return err
+		}
+		if p.Items != nil && len(p.Items.Enum) > 0 {
+			var items []jsontext.Value
+			if json.Unmarshal(args[k], &items) == nil {
+				for _, it := range items {
+					if err := checkEnum(k, it, p.Items); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// checkEnum reports a value outside the property's enum.
+func checkEnum(name string, v jsontext.Value, p *propSchema) error {
+	if len(p.Enum) == 0 {
+		return nil
+	}
+	var got any
+	if json.Unmarshal(v, &got) != nil {
+		return nil
+	}
+	var allowed []string
+	for _, e := range p.Enum {
+		if reflect.DeepEqual(e, got) {
+			return nil
+		}
+		b, _ := json.Marshal(e)
+		allowed = append(allowed, string(b))
+	}
+	return usageErrorf("argument %s: %s is not one of %s", name, v, strings.Join(allowed, ", "))
 }
 
 // coerce turns a command-line value into JSON as the property's schema

@@ -131,6 +131,11 @@ func cmdCall(ctx context.Context, o *cli, argsJSON string) error {
 	}
 	args, err := toolArguments(tools[i].InputSchema, argsJSON, o.stdin, pairs)
 	if err != nil {
+		var ue *usageError
+		if errors.As(err, &ue) {
+			return usageErrorf("%s.%s: %v (it takes: %s; ferry tools %s %s shows them)", srv.Name(), toolName, err,
+				signature(tools[i].InputSchema), srv.Name(), toolName)
+		}
 		return err
 	}
 	label := srv.Name() + "." + toolName

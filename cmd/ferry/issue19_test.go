@@ -49,3 +49,27 @@ func TestFailurePrintsNoResult(t *testing.T) {
 		t.Errorf("missing binary: exit %d, stdout %q", code, out)
 	}
 }
+
+// TestArgumentsCheckedBeforeSending: a missing required argument or a
+// value outside an enum is refused with exit 1 and a message naming the
+// argument, before anything is sent (issue 19, item 7; at a12c33f the
+// server's refusal came back as exit 5).
+func TestArgumentsCheckedBeforeSending(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"call", "add", "a=1"}, "missing required argument b"},
+		{[]string{"call", "echo"}, "missing required argument message"},
+		{[]string{"call", "weather", "city=Paris", "unit=kelvin"}, `argument unit: "kelvin" is not one of "celsius", "fahrenheit"`},
+	}
+	for _, tt := range tests {
+		code, out, errOut, _ := runBin(t, append(append([]string{"--format", "table"}, tt.args...), "--", exampleServer)...)
+		if code != exitUsage || out != "" || !strings.Contains(errOut, tt.want) || !strings.Contains(errOut, "it takes:") {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 1 and %q", tt.args, code, out, errOut, tt.want)
+		}
+	}
+	if code, out, errOut, _ := runBin(t, "--format", "table", "call", "weather", "city=Paris", "unit=fahrenheit", "--", exampleServer); code != 0 {
+		t.Errorf("a valid call: exit %d %q %q", code, out, errOut)
+	}
+}
