@@ -56,7 +56,7 @@ require (
 
 require (
 	github.com/ferrymcp/ferry/agent v0.0.0-00010101000000-000000000000
-	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
+	github.com/yosida95/uritemplate/v3 v3.0.2
 	golang.org/x/sys v0.48.0 // indirect
 )
 

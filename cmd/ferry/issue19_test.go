@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"net"
 	"os/exec"
 	"strings"
@@ -71,5 +74,32 @@ func TestArgumentsCheckedBeforeSending(t *testing.T) {
 	}
 	if code, out, errOut, _ := runBin(t, "--format", "table", "call", "weather", "city=Paris", "unit=fahrenheit", "--", exampleServer); code != 0 {
 		t.Errorf("a valid call: exit %d %q %q", code, out, errOut)
+	}
+}
+
+// TestReadByTemplate: among servers that all have resources, ferry read
+// URI picks the one whose listed template matches the URI (issue 19,
+// item 4; at a12c33f: "no server lists it; say which to ask with
+// --server").
+func TestReadByTemplate(t *testing.T) {
+	ev := serverEverything(t)
+	servers := map[string]any{"mcpServers": map[string]any{
+		"example":    map[string]any{"command": exampleServer},
+		"everything": map[string]any{"command": ev[0], "args": ev[1:]},
+	}}
+	b, _ := json.Marshal(servers)
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	os.WriteFile(cfg, b, 0o644)
+	code, out, errOut, _ := runBin(t, "--config", cfg, "--format", "json", "read", "demo://resource/dynamic/text/3")
+	if code != 0 || !strings.Contains(out, `"uri": "demo://resource/dynamic/text/3"`) {
+		t.Errorf("server-everything's template: exit %d %s %s", code, out, errOut)
+	}
+	code, out, errOut, _ = runBin(t, "--config", cfg, "--format", "table", "read", "ferry://greeting/Ann")
+	if code != 0 || !strings.Contains(out, "Ann") {
+		t.Errorf("the example's template: exit %d %s %s", code, out, errOut)
+	}
+	code, _, errOut, _ = runBin(t, "--config", cfg, "read", "nothing://here")
+	if code != exitUsage || !strings.Contains(errOut, "--server") {
+		t.Errorf("no match: exit %d %s", code, errOut)
 	}
 }

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"strings"
+
+	"github.com/yosida95/uritemplate/v3"
 
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/host"
@@ -83,31 +86,65 @@ func (sess *session) resourceServer(ctx context.Context, uri string) (*host.Serv
 	case 1:
 		return ready[0], nil
 	}
-	var withResources []*host.Server
+	var withResources, listing, matching []*host.Server
 	for _, s := range ready {
-		var found bool
-		s.Do(ctx, func(c *client.Client) error {
-			if c.ServerCapabilities().Resources == nil {
-				return nil
-			}
+		lists, matches, has := offers(ctx, s, uri)
+		if has {
 			withResources = append(withResources, s)
-			for r, err := range c.Resources(ctx) {
-				if err != nil {
-					return err
-				}
-				if r.URI == uri {
-					found = true
-					break
-				}
-			}
-			return nil
-		})
-		if found {
-			return s, nil
+		}
+		if lists {
+			listing = append(listing, s)
+		} else if matches {
+			matching = append(matching, s)
 		}
 	}
-	if len(withResources) == 1 {
-		return withResources[0], nil
+	for _, found := range [][]*host.Server{listing, matching, withResources} {
+		switch len(found) {
+		case 0:
+			continue
+		case 1:
+			return found[0], nil
+		}
+		return nil, usageErrorf("several servers could have %s: %s; say which with --server", uri, serverList(found))
 	}
-	return nil, usageErrorf("no server lists %s; say which to ask with --server", uri)
+	return nil, usageErrorf("no server lists %s or has a template that matches it, and none has resources; say which to ask with --server", uri)
+}
+
+// offers reports whether a server lists uri among its resources, has a
+// resource template that matches it, and has resources at all.
+func offers(ctx context.Context, s *host.Server, uri string) (lists, matches, has bool) {
+	s.Do(ctx, func(c *client.Client) error {
+		if c.ServerCapabilities().Resources == nil {
+			return nil
+		}
+		has = true
+		for r, err := range c.Resources(ctx) {
+			if err != nil {
+				break
+			}
+			if r.URI == uri {
+				lists = true
+				return nil
+			}
+		}
+		for t, err := range c.ResourceTemplates(ctx) {
+			if err != nil {
+				break
+			}
+			if tmpl, err := uritemplate.New(t.URITemplate); err == nil && tmpl.Match(uri) != nil {
+				matches = true
+				return nil
+			}
+		}
+		return nil
+	})
+	return lists, matches, has
+}
+
+func serverList(servers []*host.Server) string {
+	var names []string
+	for _, s := range servers {
+		names = append(names, s.Name())
+	}
+	return strings.Join(names, ", ")
 }
