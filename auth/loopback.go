@@ -53,7 +53,7 @@ func ListenLoopback(redirectURL string) (*LoopbackListener, error) {
 	}
 	host, port := u.Hostname(), u.Port()
 	if u.Scheme != "http" || !isLoopback(host) || port == "" {
-		return nil, fmt.Errorf("auth: the redirect URI %q is not http://127.0.0.1:PORT/... or http://localhost:PORT/...", redirectURL)
+		return nil, fmt.Errorf("auth: the redirect URI %q is not a loopback address with a port (http://127.0.0.1:PORT/PATH or http://localhost:PORT/PATH)", redirectURL)
 	}
 	hosts := []string{host}
 	if host == "localhost" {

@@ -34,13 +34,16 @@ func (c *Config) serve(w http.ResponseWriter, r *http.Request, h http.Handler) {
 		h.ServeHTTP(w, r) // CORS preflights carry no credentials
 		return
 	}
-	token, ok := bearer(r)
-	if !ok {
-		c.challenge(w, http.StatusUnauthorized, "", "", c.Scopes)
+	token, malformed := bearer(r)
+	switch {
+	case malformed != "":
+		// RFC 6750 §3.1: a malformed request is invalid_request, 400.
+		c.challenge(w, http.StatusBadRequest, metadata.ErrorInvalidRequest, malformed, c.Scopes)
 		return
-	}
-	if token == "" {
-		c.challenge(w, http.StatusUnauthorized, metadata.ErrorInvalidRequest, "the Authorization header is not a Bearer token", c.Scopes)
+	case token == "":
+		// No credentials, or another scheme's (RFC 6750 §3.1: "the
+		// resource server SHOULD NOT include an error code").
+		c.challenge(w, http.StatusUnauthorized, "", "", c.Scopes)
 		return
 	}
 	caller, err := c.Verifier.Verify(r.Context(), token, c.Resource)
@@ -88,21 +91,45 @@ func (c *Config) serve(w http.ResponseWriter, r *http.Request, h http.Handler) {
 	}
 }
 
-// bearer returns the token of the Authorization header: ok is false
-// without one, and the token empty for another scheme.
-func bearer(r *http.Request) (token string, ok bool) {
+// bearer returns the bearer token of the Authorization header: empty
+// without one or for another scheme, and with malformed saying what is
+// wrong with a header that cannot be read (several of them, or a Bearer
+// credential that is not one b64token, RFC 6750 §2.1).
+func bearer(r *http.Request) (token, malformed string) {
 	v := r.Header.Values("Authorization")
-	if len(v) == 0 {
-		return "", false
-	}
-	if len(v) > 1 {
-		return "", true
+	switch {
+	case len(v) == 0:
+		return "", ""
+	case len(v) > 1:
+		return "", "the request has more than one Authorization header"
 	}
 	scheme, tok, _ := strings.Cut(strings.TrimSpace(v[0]), " ")
 	if !strings.EqualFold(scheme, "Bearer") {
-		return "", true
+		return "", ""
 	}
-	return strings.TrimSpace(tok), true
+	tok = strings.TrimLeft(tok, " ")
+	if !isB64Token(tok) {
+		return "", "the Bearer credential is not a token"
+	}
+	return tok, ""
+}
+
+// isB64Token reports whether s is a b64token: 1*( ALPHA / DIGIT / "-" /
+// "." / "_" / "~" / "+" / "/" ) *"=".
+func isB64Token(s string) bool {
+	body := strings.TrimRight(s, "=")
+	if body == "" {
+		return false
+	}
+	for i := 0; i < len(body); i++ {
+		switch c := body[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case c == '-', c == '.', c == '_', c == '~', c == '+', c == '/':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // publicReason is what a client is told about its refused token: the

@@ -10,7 +10,8 @@
 //     opaque token by introspection (RFC 7662);
 //   - answers a request without a valid token with 401 and the
 //     WWW-Authenticate challenge the specification asks for, which names
-//     the resource's metadata and the scopes needed;
+//     the resource's metadata and the scopes needed (400 invalid_request
+//     for an Authorization header that cannot be read);
 //   - answers a call to a tool that needs scopes the token lacks with 403
 //     insufficient_scope, naming every scope the call needs (ToolScopes);
 //   - binds a legacy session to the caller who opened it;

@@ -77,6 +77,12 @@ type protected struct {
 }
 
 func newProtected(t *testing.T, is *issuer) *protected {
+	return newProtectedBy(t, is.srv.URL, &JWT{Issuer: is.srv.URL})
+}
+
+// newProtectedBy is newProtected with another authorization server and
+// verifier.
+func newProtectedBy(t *testing.T, issuer string, v Verifier) *protected {
 	s := server.New(protocol.Implementation{Name: "files", Version: "1"}, nil)
 	whoami := func(ctx context.Context, req *server.Request, in struct{}) (string, error) {
 		c, ok := CallerFrom(ctx)
@@ -95,8 +101,8 @@ func newProtected(t *testing.T, is *issuer) *protected {
 	p.resource = p.srv.URL + "/mcp"
 	p.cfg = &Config{
 		Resource:             p.resource,
-		AuthorizationServers: []string{is.srv.URL},
-		Verifier:             &JWT{Issuer: is.srv.URL},
+		AuthorizationServers: []string{issuer},
+		Verifier:             v,
 		Scopes:               []string{"files:read"},
 		ToolScopes:           map[string][]string{"write": {"files:write"}},
 		Implies:              map[string][]string{"files:admin": {"files:write", "files:read"}},
@@ -114,6 +120,16 @@ func newProtected(t *testing.T, is *issuer) *protected {
 // stateless headers) with token.
 func (p *protected) call(t *testing.T, token, tool string, stateless bool) (*http.Response, string) {
 	t.Helper()
+	var authz []string
+	if token != "" {
+		authz = []string{"Bearer " + token}
+	}
+	return p.send(t, authz, tool, stateless)
+}
+
+// send is call with the Authorization header values given.
+func (p *protected) send(t *testing.T, authz []string, tool string, stateless bool) (*http.Response, string) {
+	t.Helper()
 	v := protocol.LatestVersion
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":%q,"arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":%q,"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`, tool, v)
 	req, _ := http.NewRequest("POST", p.resource, strings.NewReader(body))
@@ -124,8 +140,8 @@ func (p *protected) call(t *testing.T, token, tool string, stateless bool) (*htt
 		req.Header.Set("Mcp-Method", "tools/call")
 		req.Header.Set("Mcp-Name", tool)
 	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
+	for _, a := range authz {
+		req.Header.Add("Authorization", a)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -196,6 +212,103 @@ func TestRefusals(t *testing.T) {
 			}
 			if tt.token != "" && strings.Contains(body, tt.token) {
 				t.Error("the answer shows the token")
+			}
+		})
+	}
+}
+
+// TestRefusedHeaders: credentials of another scheme are no credentials
+// (401 without an error code), and an Authorization header that cannot
+// be read is a malformed request (400 invalid_request), as RFC 6750 §3.1
+// and the MCP specification's error table ask.
+func TestRefusedHeaders(t *testing.T) {
+	is := newIssuer(t)
+	p := newProtected(t, is)
+	meta := p.srv.URL + "/.well-known/oauth-protected-resource/mcp"
+	good := "Bearer " + is.token(t, is.key, "k1", is.claims(p.resource))
+	malformed := func(why string) string {
+		return fmt.Sprintf(`Bearer error="invalid_request", scope="files:read", resource_metadata=%q, error_description=%q`, meta, why)
+	}
+	tests := []struct {
+		name      string
+		authz     []string
+		status    int
+		challenge string
+	}{
+		{"another scheme", []string{"Basic YWxpY2U6c2VjcmV0"}, 401, fmt.Sprintf(`Bearer scope="files:read", resource_metadata=%q`, meta)},
+		{"two Authorization headers", []string{good, good}, 400, malformed("the request has more than one Authorization header")},
+		{"Bearer without a token", []string{"Bearer"}, 400, malformed("the Bearer credential is not a token")},
+		{"Bearer with two words", []string{"Bearer abc def"}, 400, malformed("the Bearer credential is not a token")},
+		{"Bearer with a quote", []string{`Bearer "abc"`}, 400, malformed("the Bearer credential is not a token")},
+		{"the scheme in another case", []string{strings.Replace(good, "Bearer", "bEaReR", 1)}, 200, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := p.send(t, tt.authz, "read", true)
+			if resp.StatusCode != tt.status {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tt.status, body)
+			}
+			if got := resp.Header.Get("WWW-Authenticate"); got != tt.challenge {
+				t.Errorf("WWW-Authenticate\n got %s\nwant %s", got, tt.challenge)
+			}
+		})
+	}
+}
+
+// TestIntrospectionRefusals: the refusals of TestRefusals, for opaque
+// tokens checked by introspection (RFC 7662).
+func TestIntrospectionRefusals(t *testing.T) {
+	now := time.Now()
+	var resource string
+	answers := map[string]func() map[string]any{
+		"good": func() map[string]any {
+			return map[string]any{"active": true, "sub": "dave", "client_id": "c", "scope": "files:read", "aud": resource, "exp": now.Add(time.Hour).Unix()}
+		},
+		"expired": func() map[string]any { return map[string]any{"active": false} },
+		"elsewhere": func() map[string]any {
+			return map[string]any{"active": true, "sub": "dave", "scope": "files:read", "aud": "https://other.example.com/mcp"}
+		},
+	}
+	as := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.ParseForm()
+		a, ok := answers[r.Form.Get("token")]
+		if !ok {
+			json.MarshalWrite(w, map[string]any{"active": false})
+			return
+		}
+		json.MarshalWrite(w, a())
+	}))
+	defer as.Close()
+	p := newProtectedBy(t, as.URL, &Introspection{Endpoint: as.URL})
+	resource = p.resource
+	meta := p.srv.URL + "/.well-known/oauth-protected-resource/mcp"
+	invalid := func(why string) string {
+		return fmt.Sprintf(`Bearer error="invalid_token", scope="files:read", resource_metadata=%q, error_description=%q`, meta, why)
+	}
+	tests := []struct {
+		name, token, tool string
+		status            int
+		challenge         string
+	}{
+		{"no token", "", "read", 401, fmt.Sprintf(`Bearer scope="files:read", resource_metadata=%q`, meta)},
+		{"expired (inactive)", "expired", "read", 401, invalid("the token is not active")},
+		{"unknown to the authorization server", "forged", "read", 401, invalid("the token is not active")},
+		{"another audience", "elsewhere", "read", 401, invalid("the token was issued for another resource")},
+		{"without the tool's scope", "good", "write", 403,
+			fmt.Sprintf(`Bearer error="insufficient_scope", scope="files:read files:write", resource_metadata=%q, error_description="the token lacks scopes this tool needs"`, meta)},
+		{"valid", "good", "read", 200, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := p.call(t, tt.token, tt.tool, true)
+			if resp.StatusCode != tt.status {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tt.status, body)
+			}
+			if got := resp.Header.Get("WWW-Authenticate"); got != tt.challenge {
+				t.Errorf("WWW-Authenticate\n got %s\nwant %s", got, tt.challenge)
+			}
+			if tt.status == 200 && !strings.Contains(body, "dave via c with files:read") {
+				t.Errorf("the tool answered %s", body)
 			}
 		})
 	}
@@ -306,4 +419,20 @@ func TestIntrospection(t *testing.T) {
 	if _, err := v2.Verify(ctx, "good", "https://rs/mcp"); err == nil || isInvalid(err) {
 		t.Errorf("the endpoint refusing the resource server: %v, want a server error (503)", err)
 	}
+}
+
+// FuzzBearer: reading the Authorization header never panics, and what
+// it returns is either a b64token or a reason the header is malformed.
+func FuzzBearer(f *testing.F) {
+	for _, s := range []string{"Bearer abc.def-ghi_~+/==", "Bearer", "bearer  x", "Basic a", "Bearer a b", "", "Bearer ==", "DPoP x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, h string) {
+		r := httptest.NewRequest("POST", "/", nil)
+		r.Header.Set("Authorization", h)
+		tok, malformed := bearer(r)
+		if tok != "" && (malformed != "" || !isB64Token(tok) || !strings.Contains(h, tok)) {
+			t.Fatalf("%q: token %q, malformed %q", h, tok, malformed)
+		}
+	})
 }
