@@ -103,3 +103,26 @@ func TestReadByTemplate(t *testing.T) {
 		t.Errorf("no match: exit %d %s", code, errOut)
 	}
 }
+
+// TestToolDetail: "ferry tools SERVER TOOL" shows one tool in full: each
+// argument's type, bounds, choices, default and whole description, and
+// the input schema (issue 19, item 6; at a12c33f: "tools takes at most
+// one argument").
+func TestToolDetail(t *testing.T) {
+	code, out, errOut, _ := runBin(t, "--format", "table", "tools", "everything", "countdown", "--", exampleServer)
+	for _, want := range []string{"everything.countdown", "Counts down, reporting progress at each step", "steps*",
+		"integer, 1 to 100, default 5: Number of steps", "Input schema:", `"maximum": 10000`} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("table: exit %d, lacks %q:\n%s%s", code, want, out, errOut)
+		}
+	}
+	code, out, errOut, _ = runBin(t, "--format", "json", "tools", "everything.weather", "--", exampleServer)
+	var tool struct {
+		Server      string
+		Name        string
+		InputSchema struct{ Required []string }
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &tool) != nil || tool.Name != "weather" || len(tool.InputSchema.Required) != 1 {
+		t.Errorf("json: exit %d %s %s", code, out, errOut)
+	}
+}

@@ -2,19 +2,26 @@ package main
 
 import (
 	"context"
+	"strings"
 
+	"github.com/ferrymcp/ferry/config"
 	"github.com/ferrymcp/ferry/host"
 	"github.com/ferrymcp/ferry/protocol"
 )
 
 var toolsCommand = &command{
 	name:    "tools",
-	args:    "[SERVER]",
-	summary: "the tools of every server, or of one",
+	args:    "[SERVER [TOOL]]",
+	summary: "the tools of every server, or of one; one tool in full",
 	help: `Lists the tools of every configured server (or of one) as one table at a
 terminal, with each tool's arguments (? marks an optional one), or as JSON
-otherwise, with each tool's full input schema.`,
+otherwise, with each tool's full input schema.
+
+With a TOOL (or SERVER.TOOL), shows that tool in full: its whole
+description, each argument with its type, bounds, choices, default and
+description, its annotations, and its input and output schemas.`,
 	example: `ferry tools
+ferry tools everything weather
 ferry tools everything --format json | jq '.tools[].qualifiedName'`,
 	setup: noFlags(cmdTools),
 }
@@ -42,6 +49,9 @@ func cmdTools(ctx context.Context, o *cli) error {
 	servers, err := o.loadServers()
 	if err != nil {
 		return err
+	}
+	if len(o.args) == 2 || len(o.args) == 1 && strings.Contains(o.args[0], ".") && !hasServer(servers, o.args[0]) {
+		return cmdToolDetail(ctx, o, servers)
 	}
 	names, err := o.oneServerArg("tools")
 	if err != nil {
@@ -89,6 +99,15 @@ func cmdTools(ctx context.Context, o *cli) error {
 func manyServers(tools []host.Tool) bool {
 	for _, t := range tools {
 		if t.Server != tools[0].Server {
+			return true
+		}
+	}
+	return false
+}
+
+func hasServer(servers []*config.Server, name string) bool {
+	for _, s := range servers {
+		if s.Name == name {
 			return true
 		}
 	}
