@@ -39,6 +39,7 @@ go vet ./... ./cmd/ferry/... ./agent/...
 go vet -tags nohttp ./bench/echo-server
 go vet -tags ferryprof ./bench/echo-server
 (cd interop && go vet ./...)
+(cd interop/zitadelop && GOWORK=off go vet ./...)
 
 step "go test -race (library)"
 go test -race -count=1 ./... ./cmd/ferry/... ./agent/...
@@ -50,6 +51,9 @@ step "MCP conformance suite (server and client legs, both eras)"
 FERRY_NODE="$node22" scripts/conformance.sh
 
 step "go test (interop with peers we did not write)"
+# The OAuth ones (TestOAuth*) start their authorization servers on
+# loopback: oidc-provider (npm, above) and zitadel's example OP (built
+# from interop/zitadelop, whose modules the first step downloads).
 (cd interop && FERRY_NODE="$node22" go test -count=1 -timeout 15m ./...)
 
 step "go test (the agent on the wire: official SDKs, Ollama's middleware, real MCP servers)"
