@@ -121,6 +121,9 @@ func (o *cli) fail(err error) int {
 		return code
 	}
 	msg := err.Error()
+	if short, ok := o.brief(err); ok && !o.verbose {
+		msg = short + " (-v for detail)"
+	}
 	if strings.Contains(msg, "\n") {
 		msg = strings.ReplaceAll(msg, "\n", "\n  ")
 	}

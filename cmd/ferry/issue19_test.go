@@ -3,7 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -124,5 +127,52 @@ func TestToolDetail(t *testing.T) {
 	}
 	if code != 0 || json.Unmarshal([]byte(out), &tool) != nil || tool.Name != "weather" || len(tool.InputSchema.Required) != 1 {
 		t.Errorf("json: exit %d %s %s", code, out, errOut)
+	}
+}
+
+// TestOneSentenceErrors: a connect timeout, a refused connection and an
+// HTTP 404 with an HTML page each read as one sentence at a terminal,
+// naming the server by its host and port; -v and --format json keep the
+// detail (issue 19, items 8 and 10; at a12c33f: "context deadline
+// exceeded", "jsonrpc error -32603", the whole page, "127-0-0-1").
+func TestOneSentenceErrors(t *testing.T) {
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusNotFound)
+		io.WriteString(w, "<!DOCTYPE html><html><head><title>Error</title></head><body><pre>Cannot POST /nope</pre></body></html>")
+	}))
+	defer page.Close()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := "http://" + l.Addr().String() + "/mcp"
+	l.Close()
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	tests := []struct {
+		args       []string
+		want, full string
+	}{
+		{[]string{"--connect-timeout", "1s", "tools", "--", "sleep", "100"},
+			`server "sleep" did not start and answer within 1s; raise --connect-timeout`, "context deadline exceeded"},
+		{[]string{"tools", refused},
+			`server "127.0.0.1-` + port + `" refused the connection: nothing listens at 127.0.0.1:` + port, "connection refused"},
+		{[]string{"tools", page.URL + "/nope"},
+			"answered HTTP 404 Not Found to POST " + page.URL + "/nope; is the URL the server's MCP endpoint?", "Cannot POST /nope"},
+	}
+	for _, tt := range tests {
+		code, _, errOut, _ := runBin(t, append([]string{"--format", "table"}, tt.args...)...)
+		if code != exitUnreachable || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, tt.want) ||
+			strings.Contains(errOut, tt.full) || strings.Contains(errOut, "jsonrpc") {
+			t.Errorf("%q: exit %d, stderr %q; want one line with %q", tt.args, code, errOut, tt.want)
+		}
+		_, _, errOut, _ = runBin(t, append([]string{"--format", "table", "-v"}, tt.args...)...)
+		if !strings.Contains(errOut, tt.full) {
+			t.Errorf("%q -v: stderr lacks %q:\n%s", tt.args, tt.full, errOut)
+		}
+		_, _, errOut, _ = runBin(t, append([]string{"--format", "json"}, tt.args...)...)
+		if !strings.Contains(errOut, tt.full) {
+			t.Errorf("%q --format json: stderr lacks %q:\n%s", tt.args, tt.full, errOut)
+		}
 	}
 }

@@ -121,8 +121,7 @@ func (o *cli) adhocServer() (*config.Server, error) {
 	}
 	raw := o.args[i]
 	o.args = slices.Delete(slices.Clone(o.args), i, i+1)
-	u, _ := url.Parse(raw)
-	s := &config.Server{Name: sanitizeName(u.Hostname()), Transport: config.HTTP, URL: raw, Source: "command line"}
+	s := &config.Server{Name: urlName(raw), Transport: config.HTTP, URL: raw, Source: "command line"}
 	if o.sse {
 		s.Transport = config.SSE
 	}
@@ -182,6 +181,26 @@ func adhocName(argv []string) string {
 	}
 	name = strings.TrimSuffix(strings.TrimSuffix(name, ".js"), ".py")
 	return sanitizeName(name)
+}
+
+// urlName names a server given by URL: its host as written, with the
+// port when there is one ("127.0.0.1-3001", "mcp.example.com").
+func urlName(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Hostname() == "" {
+		return "server"
+	}
+	name := u.Hostname()
+	if p := u.Port(); p != "" {
+		name += "-" + p
+	}
+	b := []byte(name)
+	for i, c := range b {
+		if c != '.' && sanitizeName(string(c)) != string(c) {
+			b[i] = '-'
+		}
+	}
+	return string(b)
 }
 
 func sanitizeName(s string) string {
