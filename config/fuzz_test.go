@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -52,12 +53,38 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
+// FuzzExpand: any text expands without panic, and with the bounds that
+// keep interpolation linear: each reference is looked up at most once (so
+// no text is resolved again), the result grows by at most one value per
+// reference, and text without "${" comes back as it is. (A result may
+// hold "${": "${A-$}{" is "${" when A is unset, as in sh.)
 func FuzzExpand(f *testing.F) {
-	for _, s := range []string{"${A}", "${A:-b}", "${env:A}", "x${A-${B}}y", "${", "${${}}", "}${A}{"} {
+	for _, s := range []string{"${A}", "${A:-b}", "${env:A}", "x${A-${B}}y", "${", "${${}}", "}${A}{",
+		"${HOME}/${EMPTY:-${API_KEY}}", "${X:-${Y:-${Z:-${userHome}}}}", "${input:tok-${GITHUB_TOKEN}}", "${EMPTY-z}${/}"} {
 		f.Add(s)
 	}
 	vars := testVars()
+	longest := len(vars.Workspace)
 	f.Fuzz(func(t *testing.T, s string) {
-		vars.Expand(s) // must not panic or loop
+		lookups := 0
+		v := vars
+		v.Lookup = func(k string) (string, bool) {
+			lookups++
+			return vars.Lookup(k)
+		}
+		out, err := v.Expand(s)
+		refs := strings.Count(s, "${")
+		if lookups > refs {
+			t.Fatalf("%d lookups for %d references", lookups, refs)
+		}
+		if refs == 0 && (err != nil || out != s) {
+			t.Fatalf("text without references became %q, %v", out, err)
+		}
+		if err != nil {
+			return
+		}
+		if len(out) > len(s)+refs*longest {
+			t.Fatalf("%d bytes from %d with %d references", len(out), len(s), refs)
+		}
 	})
 }
