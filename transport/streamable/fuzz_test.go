@@ -31,7 +31,7 @@ const fuzzInit = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"proto
 func FuzzHandler(f *testing.F) {
 	seeds := []struct {
 		method, headers, body string
-		session              bool
+		session               bool
 	}{
 		{"POST", "", fuzzInit, false},
 		{"POST", "MCP-Protocol-Version: 2025-11-25", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}`, true},
