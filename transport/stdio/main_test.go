@@ -27,6 +27,8 @@ func TestMain(m *testing.M) {
 
 func runHelper(mode string) int {
 	switch mode {
+	case "greeter":
+		return serveGreeter()
 	case "echo":
 		return serveEcho()
 	case "banner":
