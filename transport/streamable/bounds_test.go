@@ -1,6 +1,7 @@
 package streamable_test
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"net/http"
@@ -215,4 +216,36 @@ func TestSessionTableSheds(t *testing.T) {
 		}
 		h.Close()
 	}
+}
+
+// TestEventStoreMemoryWithinBudget: a legacy session's event store holds
+// what its budget says, counted in memory, not in message bytes. On main
+// before this test every event kept the 4 KiB buffer it was encoded in,
+// so a 256 KiB store of small progress notifications held 10 MiB (the
+// soak found 150 MiB held by four sessions whose clients did not read).
+func TestEventStoreMemoryWithinBudget(t *testing.T) {
+	const n, store = 20_000, 256 << 10
+	done := make(chan struct{}, 1)
+	h := streamable.NewHandler(floodServer(n, 0, done), &streamable.Options{EventStoreBytes: store})
+	defer h.Close()
+	hdr := map[string]string{"MCP-Protocol-Version": "2025-11-25"}
+	init := serveDirect(h, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`), nil)
+	hdr["Mcp-Session-Id"] = init.header.Get("Mcp-Session-Id")
+	serveDirect(h, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), hdr)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	a := serveDirect(h, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":1},"name":"flood"}}`), hdr)
+	<-done
+	if !bytes.Contains(a.tail, []byte("the answer")) {
+		t.Fatalf("no answer: the stream ends with %q", a.tail)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	held := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	t.Logf("%d progress notifications (%d bytes each) through a %d KiB store: %d KiB held after", n, a.size/n, store>>10, held>>10)
+	if held > 2*store {
+		t.Errorf("a %d KiB event store holds %d KiB", store>>10, held>>10)
+	}
+	runtime.KeepAlive(h)
 }

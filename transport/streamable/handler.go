@@ -75,8 +75,9 @@ type Options struct {
 	// KeepAlive is the interval of SSE comments on quiet streams (default
 	// 15 seconds; negative: none).
 	KeepAlive time.Duration
-	// EventStoreBytes bounds the events kept per legacy session for
-	// Last-Event-ID resumption (default 1 MiB).
+	// EventStoreBytes bounds the memory of the events kept per legacy
+	// session for Last-Event-ID resumption (default 1 MiB): each event
+	// counts its encoded size and a few dozen bytes of bookkeeping.
 	EventStoreBytes int
 	// Retry is the reconnection delay announced on resumable streams
 	// (default 1 second).

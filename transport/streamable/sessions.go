@@ -274,6 +274,7 @@ func describe(m *jsonrpc.Message) string {
 // not be dropped to make room for notifications (an answer, a request).
 // Callers hold s.mu.
 func (s *session) push(st *stream, b []byte, final, keep bool) {
+	b = fit(b)
 	if !final {
 		s.startWriter(st)
 	}
@@ -287,6 +288,20 @@ func (s *session) push(st *stream, b []byte, final, keep bool) {
 		st.final = true
 	}
 	st.signal()
+}
+
+// fit returns b in memory of its own size, giving the pooled buffer it
+// was encoded in back: an event may stay in the store for resumption
+// long after it was sent, and a message of a hundred bytes would hold a
+// buffer of 4 KiB there, forty times what the store's budget counts.
+func fit(b []byte) []byte {
+	if cap(b)-len(b) <= len(b)/8 {
+		return b
+	}
+	c := make([]byte, len(b))
+	copy(c, b)
+	putBuf(b)
+	return c
 }
 
 // startWriter starts the goroutine that writes the events of a request

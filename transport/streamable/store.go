@@ -1,6 +1,9 @@
 package streamable
 
-import "slices"
+import (
+	"slices"
+	"unsafe"
+)
 
 // event is one message sent on a legacy SSE stream, kept so that a client
 // that lost the connection can resume with Last-Event-ID.
@@ -11,6 +14,12 @@ type event struct {
 	// keep marks an answer or a request, which the store does not drop
 	// to make room for notifications.
 	keep bool
+}
+
+// size is the memory an event holds: its buffer and its place in the
+// store, so that the budget bounds memory, not only message bytes.
+func (e *event) size() int {
+	return cap(e.data) + int(unsafe.Sizeof(event{}))
 }
 
 // eventStore keeps the most recent events of one session, across its
@@ -32,10 +41,10 @@ type eventStore struct {
 
 func (es *eventStore) add(e event) {
 	es.events = append(es.events, e)
-	es.bytes += len(e.data)
+	es.bytes += e.size()
 	for es.bytes > es.limit && es.head < len(es.events)-1 {
 		old := es.events[es.head]
-		es.bytes -= len(old.data)
+		es.bytes -= old.size()
 		if old.keep {
 			es.keep(old)
 		}
@@ -55,10 +64,10 @@ func (es *eventStore) add(e event) {
 // kept ones beyond the budget (but never the one just kept).
 func (es *eventStore) keep(e event) {
 	es.kept = append(es.kept, e)
-	es.keptBytes += len(e.data)
+	es.keptBytes += e.size()
 	drop := 0
 	for es.keptBytes > es.limit && drop < len(es.kept)-1 {
-		es.keptBytes -= len(es.kept[drop].data)
+		es.keptBytes -= es.kept[drop].size()
 		drop++
 	}
 	if drop > 0 {

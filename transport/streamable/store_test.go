@@ -9,8 +9,8 @@ import (
 // TestEventStoreKeepsAnswers: notifications make room for newer ones;
 // answers and requests stay, within a budget of their own.
 func TestEventStoreKeepsAnswers(t *testing.T) {
-	es := eventStore{limit: 100}
 	data := []byte(strings.Repeat("n", 10))
+	es := eventStore{limit: 10 * (&event{data: data}).size()} // ten events
 	es.add(event{stream: 1, seq: 1, data: data})
 	es.add(event{stream: 1, seq: 2, data: data, keep: true}) // a request to the client
 	for seq := int64(3); seq < 100; seq++ {
