@@ -2,10 +2,8 @@ package jsonrpc
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"math/bits"
 	"strings"
 	"testing"
 	"unsafe"
@@ -620,43 +618,6 @@ func TestValid(t *testing.T) {
 	}
 	if err := valid([]byte(`[[[[]]]]`), 3); err == nil {
 		t.Error("depth 4 accepted with limit 3")
-	}
-}
-
-func TestSpecial(t *testing.T) {
-	// special must point at the first byte that needs a closer look, in
-	// any position of the word, whatever the bytes after it.
-	isSpecial := func(c byte) bool { return c == '"' || c == '\\' || c < 0x20 || c >= 0x80 }
-	fillers := []byte{'a', ' ', 0x1f, 0x20, 0x21, '"', '\\', 0x7f, 0x80, 0xff, 0}
-	for c := range 256 {
-		for pos := range 8 {
-			for _, fill := range fillers {
-				var w [8]byte
-				for i := range w {
-					if i < pos {
-						w[i] = 'a'
-					} else {
-						w[i] = fill
-					}
-				}
-				w[pos] = byte(c)
-				first := 8
-				for i, b := range w {
-					if isSpecial(b) {
-						first = i
-						break
-					}
-				}
-				m := special(binary.LittleEndian.Uint64(w[:]))
-				got := 8
-				if m != 0 {
-					got = bits.TrailingZeros64(m) / 8
-				}
-				if got != first {
-					t.Fatalf("special(%q) points at byte %d, want %d", w, got, first)
-				}
-			}
-		}
 	}
 }
 

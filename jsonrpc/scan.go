@@ -1,10 +1,7 @@
 package jsonrpc
 
 import (
-	"encoding/binary"
 	"math"
-	"math/bits"
-	"unicode/utf8"
 
 	"github.com/ferrymcp/ferry/internal/jsonfast"
 
@@ -12,7 +9,8 @@ import (
 )
 
 // scanner validates JSON text strictly (RFC 8259, valid UTF-8, no duplicate
-// object member names) in a single pass, without building any value. The
+// object member names) in a single pass, without building any value; its
+// tokens are read by jsonfast's strict tokenizer, the validator's too. The
 // decoder uses it to find the members of a message and to check the whole
 // message before any handler sees it; handlers then decode their own params
 // from the raw bytes.
@@ -30,171 +28,56 @@ func (s *scanner) syntaxErr(i int, what string) *Error {
 	return errorf(CodeParseError, "invalid JSON at offset %d: %s", i, what)
 }
 
-func (s *scanner) skipSpace(i int) int {
-	d := s.data
-	for i < len(d) && d[i] <= ' ' && (d[i] == ' ' || d[i] == '\t' || d[i] == '\n' || d[i] == '\r') {
-		i++
-	}
-	return i
+// tokenErr turns an error of the tokenizer into the decoder's.
+func tokenErr(e *jsonfast.SyntaxError) *Error {
+	return errorf(CodeParseError, "invalid JSON at offset %d: %s", e.Offset, e.What)
 }
+
+func (s *scanner) skipSpace(i int) int { return jsonfast.SkipSpace(s.data, i) }
 
 // value validates the value starting at data[i] (no leading space) and
 // returns the offset just past it.
 func (s *scanner) value(i, depth int) (int, error) {
 	if i >= len(s.data) {
-		return i, s.syntaxErr(i, "unexpected end of input")
+		return i, tokenErr(jsonfast.Unexpected(s.data, i))
 	}
+	var end int
+	var err *jsonfast.SyntaxError
 	switch c := s.data[i]; c {
 	case '{':
 		return s.object(i, depth+1, nil)
 	case '[':
 		return s.array(i, depth+1)
 	case '"':
-		end, _, err := s.str(i)
-		return end, err
+		end, _, _, err = jsonfast.ScanString(s.data, i, jsonfast.LoneSurrogates)
 	case 't':
-		return s.literal(i, "true")
+		end, err = jsonfast.ScanLiteral(s.data, i, "true")
 	case 'f':
-		return s.literal(i, "false")
+		end, err = jsonfast.ScanLiteral(s.data, i, "false")
 	case 'n':
-		return s.literal(i, "null")
+		end, err = jsonfast.ScanLiteral(s.data, i, "null")
 	default:
 		if c == '-' || (c >= '0' && c <= '9') {
-			return s.number(i)
-		}
-		return i, s.syntaxErr(i, "unexpected character "+quoteByte(c))
-	}
-}
-
-func quoteByte(c byte) string {
-	if c >= 0x20 && c < 0x7f {
-		return "'" + string(c) + "'"
-	}
-	const hex = "0123456789abcdef"
-	return "0x" + string(hex[c>>4]) + string(hex[c&15])
-}
-
-func (s *scanner) literal(i int, lit string) (int, error) {
-	if len(s.data)-i < len(lit) || string(s.data[i:i+len(lit)]) != lit {
-		return i, s.syntaxErr(i, "invalid literal")
-	}
-	return i + len(lit), nil
-}
-
-func (s *scanner) number(i int) (int, error) {
-	d := s.data
-	start := i
-	if d[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(d) && d[i] == '0':
-		i++
-	case i < len(d) && d[i] >= '1' && d[i] <= '9':
-		for i++; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
-		}
-	default:
-		return start, s.syntaxErr(i, "invalid number")
-	}
-	if i < len(d) && d[i] == '.' {
-		i++
-		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			return start, s.syntaxErr(i, "invalid number fraction")
-		}
-		for ; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
+			end, err = jsonfast.ScanNumber(s.data, i)
+		} else {
+			err = jsonfast.Unexpected(s.data, i)
 		}
 	}
-	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
-		i++
-		if i < len(d) && (d[i] == '+' || d[i] == '-') {
-			i++
-		}
-		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			return start, s.syntaxErr(i, "invalid number exponent")
-		}
-		for ; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
-		}
+	if err != nil {
+		return i, tokenErr(err)
 	}
-	return i, nil
-}
-
-const (
-	lsb = 0x0101010101010101
-	msb = 0x8080808080808080
-)
-
-// special returns, for eight bytes at once, a mask whose lowest set bit is
-// the high bit of the first byte that needs a closer look inside a string:
-// a quote, a backslash, a control character or a non-ASCII byte. (Borrows
-// may set bits above the first such byte, never below it.) Zero means none
-// of the eight does.
-func special(v uint64) uint64 {
-	q := v ^ (lsb * '"')
-	b := v ^ (lsb * '\\')
-	ctl := (v - lsb*0x20) &^ v
-	return (ctl | ((q - lsb) &^ q) | ((b - lsb) &^ b) | v) & msb
+	return end, nil
 }
 
 // str validates the string starting at data[i] (a quote) and returns the
-// offset past its closing quote and whether it contains escapes.
+// offset past its closing quote and whether it contains escapes. Lone
+// surrogate escapes are accepted and left for the handler to judge.
 func (s *scanner) str(i int) (end int, escaped bool, err error) {
-	if end, escaped, _, ok := jsonfast.StringEnd(s.data, i); ok {
-		return end, escaped, nil // the common case, found with vector instructions
+	end, escaped, _, serr := jsonfast.ScanString(s.data, i, jsonfast.LoneSurrogates)
+	if serr != nil {
+		return end, escaped, tokenErr(serr)
 	}
-	d := s.data
-	i++
-	for {
-		for i+8 <= len(d) {
-			if m := special(binary.LittleEndian.Uint64(d[i:])); m != 0 {
-				i += bits.TrailingZeros64(m) / 8 // straight to that byte
-				break
-			}
-			i += 8
-		}
-		if i >= len(d) {
-			return i, escaped, s.syntaxErr(i, "unterminated string")
-		}
-		c := d[i]
-		switch {
-		case c == '"':
-			return i + 1, escaped, nil
-		case c == '\\':
-			escaped = true
-			if i+1 >= len(d) {
-				return i, escaped, s.syntaxErr(i, "unterminated string")
-			}
-			switch d[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if i+6 > len(d) || !isHex4(d[i+2:i+6]) {
-					return i, escaped, s.syntaxErr(i, "invalid \\u escape")
-				}
-				i += 6
-			default:
-				return i, escaped, s.syntaxErr(i, "invalid escape "+quoteByte(d[i+1]))
-			}
-		case c < 0x20:
-			return i, escaped, s.syntaxErr(i, "control character in string")
-		case c < utf8.RuneSelf:
-			i++
-		default:
-			r, size := utf8.DecodeRune(d[i:])
-			if r == utf8.RuneError && size <= 1 {
-				return i, escaped, s.syntaxErr(i, "invalid UTF-8 in string")
-			}
-			i += size
-		}
-	}
-}
-
-func isHex4(b []byte) bool {
-	for _, c := range b {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-			return false
-		}
-	}
-	return true
+	return end, escaped, nil
 }
 
 func (s *scanner) array(i, depth int) (int, error) {

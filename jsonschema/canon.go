@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"slices"
 	"strconv"
+
+	"github.com/ferrymcp/ferry/internal/jsonfast"
 )
 
 // The canonical form of a JSON value is a byte string such that two values
@@ -22,13 +24,13 @@ import (
 func appendCanonical(dst, data []byte, i int) ([]byte, int) {
 	switch c := data[i]; {
 	case c == '"':
-		end, escaped, _, _ := scanString(data, i)
+		end, escaped, _, _ := jsonfast.ScanString(data, i, jsonfast.CountRunes)
 		if !escaped {
 			return append(dst, data[i:end]...), end
 		}
-		return appendCanonicalString(dst, appendUnescaped(nil, data[i:end])), end
+		return appendCanonicalString(dst, jsonfast.AppendUnescaped(nil, data[i:end])), end
 	case c == '-' || (c >= '0' && c <= '9'):
-		end, _ := scanNumber(data, i)
+		end, _ := jsonfast.ScanNumber(data, i)
 		d, _ := parseDecimal(data[i:end], nil)
 		return appendCanonicalNumber(dst, d), end
 	case c == 't':
@@ -39,34 +41,34 @@ func appendCanonical(dst, data []byte, i int) ([]byte, int) {
 		return append(dst, "null"...), i + 4
 	case c == '[':
 		dst = append(dst, '[')
-		i = skipSpace(data, i+1)
+		i = jsonfast.SkipSpace(data, i+1)
 		if data[i] == ']' {
 			return append(dst, ']'), i + 1
 		}
 		for {
 			dst, i = appendCanonical(dst, data, i)
-			i = skipSpace(data, i)
+			i = jsonfast.SkipSpace(data, i)
 			if data[i] == ']' {
 				return append(dst, ']'), i + 1
 			}
 			dst = append(dst, ',')
-			i = skipSpace(data, i+1)
+			i = jsonfast.SkipSpace(data, i+1)
 		}
 	default: // '{'
 		type member struct{ name, value []byte }
 		var members []member
-		i = skipSpace(data, i+1)
+		i = jsonfast.SkipSpace(data, i+1)
 		for data[i] != '}' {
 			var name []byte
 			name, i = appendCanonical(nil, data, i)
-			i = skipSpace(data, i)
-			i = skipSpace(data, i+1) // ':'
+			i = jsonfast.SkipSpace(data, i)
+			i = jsonfast.SkipSpace(data, i+1) // ':'
 			var value []byte
 			value, i = appendCanonical(nil, data, i)
 			members = append(members, member{name, value})
-			i = skipSpace(data, i)
+			i = jsonfast.SkipSpace(data, i)
 			if data[i] == ',' {
-				i = skipSpace(data, i+1)
+				i = jsonfast.SkipSpace(data, i+1)
 			}
 		}
 		slices.SortFunc(members, func(a, b member) int { return bytes.Compare(a.name, b.name) })
@@ -111,6 +113,6 @@ func appendCanonicalNumber(dst []byte, d decimal) []byte {
 
 // canonical returns the canonical form of the valid JSON value v.
 func canonical(v []byte) []byte {
-	out, _ := appendCanonical(nil, v, skipSpace(v, 0))
+	out, _ := appendCanonical(nil, v, jsonfast.SkipSpace(v, 0))
 	return out
 }

@@ -3,6 +3,8 @@ package jsonschema
 import (
 	"errors"
 	"strconv"
+
+	"github.com/ferrymcp/ferry/internal/jsonfast"
 )
 
 // An Engine is a complete JSON Schema implementation, for the schemas the
@@ -87,7 +89,7 @@ func Plural(n int, one, many string) string { return plural(n, one, many) }
 // returns it as path segments, with the raw value there.
 func locate(data []byte, loc []string) ([]pathSeg, []byte) {
 	segs := make([]pathSeg, 0, len(loc))
-	i := skipSpace(data, 0)
+	i := jsonfast.SkipSpace(data, 0)
 	for _, tok := range loc {
 		if i >= len(data) {
 			break
@@ -99,27 +101,27 @@ func locate(data []byte, loc []string) ([]pathSeg, []byte) {
 				return segs, nil
 			}
 			segs = append(segs, pathSeg{index: n, isIndex: true})
-			i = skipSpace(data, i+1)
+			i = jsonfast.SkipSpace(data, i+1)
 			for k := 0; k < n; k++ {
-				i = skipSpace(data, skipValue(data, i))
-				i = skipSpace(data, i+1) // ','
+				i = jsonfast.SkipSpace(data, skipValue(data, i))
+				i = jsonfast.SkipSpace(data, i+1) // ','
 			}
 		case '{':
 			segs = append(segs, pathSeg{name: tok})
-			i = skipSpace(data, i+1)
+			i = jsonfast.SkipSpace(data, i+1)
 			found := false
 			for i < len(data) && data[i] == '"' {
-				end, _, _, _ := scanString(data, i)
-				name := string(appendUnescaped(nil, data[i:end]))
-				i = skipSpace(data, end)
-				i = skipSpace(data, i+1) // ':'
+				end, _, _, _ := jsonfast.ScanString(data, i, jsonfast.CountRunes)
+				name := string(jsonfast.AppendUnescaped(nil, data[i:end]))
+				i = jsonfast.SkipSpace(data, end)
+				i = jsonfast.SkipSpace(data, i+1) // ':'
 				if name == tok {
 					found = true
 					break
 				}
-				i = skipSpace(data, skipValue(data, i))
+				i = jsonfast.SkipSpace(data, skipValue(data, i))
 				if i < len(data) && data[i] == ',' {
-					i = skipSpace(data, i+1)
+					i = jsonfast.SkipSpace(data, i+1)
 				}
 			}
 			if !found {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ferrymcp/ferry/internal/jsonfast"
 	"github.com/go-json-experiment/json/jsontext"
 )
 
@@ -202,7 +203,7 @@ func showValue(raw []byte) string {
 }
 
 func trimSpace(b []byte) []byte {
-	i := skipSpace(b, 0)
+	i := jsonfast.SkipSpace(b, 0)
 	j := len(b)
 	for j > i && (b[j-1] == ' ' || b[j-1] == '\t' || b[j-1] == '\n' || b[j-1] == '\r') {
 		j--
@@ -220,7 +221,7 @@ func compact(raw []byte) string {
 
 // quoteShort quotes the string token tok, cut to maxShown characters.
 func quoteShort(tok []byte) string {
-	s := string(appendUnescaped(nil, tok))
+	s := string(jsonfast.AppendUnescaped(nil, tok))
 	n := utf8.RuneCountInString(s)
 	if n <= maxShown {
 		return strconv.Quote(s)

@@ -2,11 +2,12 @@ package jsonschema
 
 import (
 	"bytes"
-	"github.com/ferrymcp/ferry/internal/jsonfast"
 	"strconv"
 	"sync"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/ferrymcp/ferry/internal/jsonfast"
 )
 
 // maxDepth bounds the nesting of instances, as encoding/json does.
@@ -38,15 +39,15 @@ func validateFastMode(root *node, data []byte, trusted bool) error {
 	st := statePool.Get().(*state)
 	st.data = data
 	st.trusted = trusted
-	i := skipSpace(data, 0)
-	var err *syntaxError
+	i := jsonfast.SkipSpace(data, 0)
+	var err *jsonfast.SyntaxError
 	if i == len(data) {
-		err = &syntaxError{i, "no value"}
+		err = &jsonfast.SyntaxError{Offset: i, What: "no value"}
 	} else {
 		i, err = st.value(root, i)
 		if err == nil {
-			if i = skipSpace(data, i); i != len(data) {
-				err = &syntaxError{i, "unexpected data after the value"}
+			if i = jsonfast.SkipSpace(data, i); i != len(data) {
+				err = &jsonfast.SyntaxError{Offset: i, What: "unexpected data after the value"}
 			}
 		}
 	}
@@ -101,18 +102,18 @@ func (st *state) fail(keyword, detail string) {
 // value checks the value at data[i] (no leading space) against n and
 // returns the offset past it. n may be nil: then only the syntax is
 // checked.
-func (st *state) value(n *node, i int) (int, *syntaxError) {
+func (st *state) value(n *node, i int) (int, *jsonfast.SyntaxError) {
 	for n != nil && n.refOnly {
 		n = n.ref
 	}
 	data := st.data
 	if i >= len(data) {
-		return i, &syntaxError{i, "unexpected end of input"}
+		return i, jsonfast.Unexpected(data, i)
 	}
 	start := i
 	c := data[i]
 	var end int
-	var err *syntaxError
+	var err *jsonfast.SyntaxError
 	switch {
 	case c == '{':
 		end, err = st.object(n, i)
@@ -123,22 +124,22 @@ func (st *state) value(n *node, i int) (int, *syntaxError) {
 	case c == '-' || (c >= '0' && c <= '9'):
 		end, err = st.number(n, i)
 	case c == 't':
-		end, err = scanLiteral(data, i, "true")
+		end, err = jsonfast.ScanLiteral(data, i, "true")
 		if err == nil && n != nil {
 			st.checkType(n, tBoolean, start, end)
 		}
 	case c == 'f':
-		end, err = scanLiteral(data, i, "false")
+		end, err = jsonfast.ScanLiteral(data, i, "false")
 		if err == nil && n != nil {
 			st.checkType(n, tBoolean, start, end)
 		}
 	case c == 'n':
-		end, err = scanLiteral(data, i, "null")
+		end, err = jsonfast.ScanLiteral(data, i, "null")
 		if err == nil && n != nil {
 			st.checkType(n, tNull, start, end)
 		}
 	default:
-		return i, &syntaxError{i, "unexpected character " + strconv.QuoteRune(rune(c))}
+		return i, jsonfast.Unexpected(data, i)
 	}
 	if err != nil || n == nil {
 		return end, err
@@ -224,11 +225,11 @@ func (st *state) checkEnum(n *node, start, end int) {
 	st.fail("enum", "must be one of "+listValues(n.enumRaw)+", got "+describeValue(data[start:end]))
 }
 
-func (st *state) str(n *node, i int) (int, *syntaxError) {
+func (st *state) str(n *node, i int) (int, *jsonfast.SyntaxError) {
 	if st.trusted {
 		return st.trustedStr(n, i)
 	}
-	end, escaped, runes, err := scanString(st.data, i)
+	end, escaped, runes, err := jsonfast.ScanString(st.data, i, jsonfast.CountRunes)
 	if err != nil || n == nil {
 		return end, err
 	}
@@ -238,10 +239,10 @@ func (st *state) str(n *node, i int) (int, *syntaxError) {
 // trustedStr is str for an instance already validated strictly: the end
 // of the string is all it looks for, and characters are counted only when
 // the schema bounds the length.
-func (st *state) trustedStr(n *node, i int) (int, *syntaxError) {
+func (st *state) trustedStr(n *node, i int) (int, *jsonfast.SyntaxError) {
 	end, escaped, ok := jsonfast.TrustedStringEnd(st.data, i)
 	if !ok || (escaped && n != nil && (n.minLength >= 0 || n.maxLength >= 0)) {
-		end, escaped, runes, err := scanString(st.data, i)
+		end, escaped, runes, err := jsonfast.ScanString(st.data, i, jsonfast.CountRunes)
 		if err != nil || n == nil {
 			return end, err
 		}
@@ -257,7 +258,7 @@ func (st *state) trustedStr(n *node, i int) (int, *syntaxError) {
 	return st.checkString(n, i, end, escaped, runes)
 }
 
-func (st *state) checkString(n *node, i, end int, escaped bool, runes int) (int, *syntaxError) {
+func (st *state) checkString(n *node, i, end int, escaped bool, runes int) (int, *jsonfast.SyntaxError) {
 	if !st.checkType(n, tString, i, end) {
 		return end, nil
 	}
@@ -272,7 +273,7 @@ func (st *state) checkString(n *node, i, end int, escaped bool, runes int) (int,
 	if n.pattern != nil {
 		var s []byte
 		if escaped {
-			st.buf = appendUnescaped(st.buf[:0], st.data[i:end])
+			st.buf = jsonfast.AppendUnescaped(st.buf[:0], st.data[i:end])
 			s = st.buf
 		} else {
 			s = st.data[i+1 : end-1]
@@ -285,8 +286,8 @@ func (st *state) checkString(n *node, i, end int, escaped bool, runes int) (int,
 	return end, nil
 }
 
-func (st *state) number(n *node, i int) (int, *syntaxError) {
-	end, err := scanNumber(st.data, i)
+func (st *state) number(n *node, i int) (int, *jsonfast.SyntaxError) {
+	end, err := jsonfast.ScanNumber(st.data, i)
 	if err != nil {
 		return end, err
 	}
@@ -331,15 +332,15 @@ func (st *state) number(n *node, i int) (int, *syntaxError) {
 	return end, nil
 }
 
-func (st *state) enter(i int) *syntaxError {
+func (st *state) enter(i int) *jsonfast.SyntaxError {
 	st.depth++
 	if st.depth > maxDepth {
-		return &syntaxError{i, "nested too deeply"}
+		return &jsonfast.SyntaxError{Offset: i, What: "nested too deeply"}
 	}
 	return nil
 }
 
-func (st *state) array(n *node, i int) (int, *syntaxError) {
+func (st *state) array(n *node, i int) (int, *jsonfast.SyntaxError) {
 	start := i
 	if err := st.enter(i); err != nil {
 		return i, err
@@ -349,7 +350,7 @@ func (st *state) array(n *node, i int) (int, *syntaxError) {
 		n = nil
 	}
 	data := st.data
-	i = skipSpace(data, i+1)
+	i = jsonfast.SkipSpace(data, i+1)
 	count := 0
 	if i < len(data) && data[i] == ']' {
 		i++
@@ -364,25 +365,25 @@ func (st *state) array(n *node, i int) (int, *syntaxError) {
 				}
 			}
 			st.path = append(st.path, pathSeg{index: count, isIndex: true})
-			var err *syntaxError
+			var err *jsonfast.SyntaxError
 			i, err = st.value(child, i)
 			st.path = st.path[:len(st.path)-1]
 			if err != nil {
 				return i, err
 			}
 			count++
-			i = skipSpace(data, i)
+			i = jsonfast.SkipSpace(data, i)
 			if i >= len(data) {
-				return i, &syntaxError{i, "unexpected end of input in array"}
+				return i, &jsonfast.SyntaxError{Offset: i, What: "unexpected end of input in array"}
 			}
 			if data[i] == ']' {
 				i++
 				break
 			}
 			if data[i] != ',' {
-				return i, &syntaxError{i, "expected ',' or ']' in array"}
+				return i, &jsonfast.SyntaxError{Offset: i, What: "expected ',' or ']' in array"}
 			}
-			i = skipSpace(data, i+1)
+			i = jsonfast.SkipSpace(data, i+1)
 		}
 	}
 	if n == nil {
@@ -405,7 +406,7 @@ func (st *state) array(n *node, i int) (int, *syntaxError) {
 func (st *state) checkUnique(start int) {
 	data := st.data
 	seen := map[string]int{}
-	i := skipSpace(data, start+1)
+	i := jsonfast.SkipSpace(data, start+1)
 	for k := 0; data[i] != ']'; k++ {
 		var canon []byte
 		itemStart := i
@@ -416,14 +417,14 @@ func (st *state) checkUnique(start int) {
 			return
 		}
 		seen[string(canon)] = k
-		i = skipSpace(data, i)
+		i = jsonfast.SkipSpace(data, i)
 		if data[i] == ',' {
-			i = skipSpace(data, i+1)
+			i = jsonfast.SkipSpace(data, i+1)
 		}
 	}
 }
 
-func (st *state) object(n *node, i int) (int, *syntaxError) {
+func (st *state) object(n *node, i int) (int, *jsonfast.SyntaxError) {
 	start := i
 	if err := st.enter(i); err != nil {
 		return i, err
@@ -434,7 +435,7 @@ func (st *state) object(n *node, i int) (int, *syntaxError) {
 		n = nil
 	}
 	data := st.data
-	i = skipSpace(data, i+1)
+	i = jsonfast.SkipSpace(data, i+1)
 	count := 0
 	// Members seen: a bit per property, or st.seen for many properties.
 	var seenBits uint64
@@ -459,24 +460,24 @@ func (st *state) object(n *node, i int) (int, *syntaxError) {
 	} else {
 		for {
 			if i >= len(data) || data[i] != '"' {
-				return i, &syntaxError{i, "expected a member name"}
+				return i, &jsonfast.SyntaxError{Offset: i, What: "expected a member name"}
 			}
 			nameStart := i
-			nameEnd, escaped, _, err := scanString(data, i)
+			nameEnd, escaped, _, err := jsonfast.ScanString(data, i, jsonfast.CountRunes)
 			if err != nil {
 				return nameEnd, err
 			}
 			var name []byte
 			if escaped {
-				name = appendUnescaped(nil, data[i:nameEnd])
+				name = jsonfast.AppendUnescaped(nil, data[i:nameEnd])
 			} else {
 				name = data[i+1 : nameEnd-1]
 			}
-			i = skipSpace(data, nameEnd)
+			i = jsonfast.SkipSpace(data, nameEnd)
 			if i >= len(data) || data[i] != ':' {
-				return i, &syntaxError{i, "expected ':' after a member name"}
+				return i, &jsonfast.SyntaxError{Offset: i, What: "expected ':' after a member name"}
 			}
-			i = skipSpace(data, i+1)
+			i = jsonfast.SkipSpace(data, i+1)
 
 			// Find the member's schema and check for duplicates.
 			idx := -1
@@ -522,7 +523,7 @@ func (st *state) object(n *node, i int) (int, *syntaxError) {
 				}
 			}
 			if dup {
-				return i, &syntaxError{nameStart, "duplicate member name " + strconv.Quote(string(name))}
+				return i, &jsonfast.SyntaxError{Offset: nameStart, What: "duplicate member name " + strconv.Quote(string(name))}
 			}
 			if child != nil && child.never && (idx < 0 || !n.props[idx].declared) {
 				st.add(unknownProblem(st.path, string(name), n.allowed))
@@ -535,18 +536,18 @@ func (st *state) object(n *node, i int) (int, *syntaxError) {
 				return i, err
 			}
 			count++
-			i = skipSpace(data, i)
+			i = jsonfast.SkipSpace(data, i)
 			if i >= len(data) {
-				return i, &syntaxError{i, "unexpected end of input in object"}
+				return i, &jsonfast.SyntaxError{Offset: i, What: "unexpected end of input in object"}
 			}
 			if data[i] == '}' {
 				i++
 				break
 			}
 			if data[i] != ',' {
-				return i, &syntaxError{i, "expected ',' or '}' in object"}
+				return i, &jsonfast.SyntaxError{Offset: i, What: "expected ',' or '}' in object"}
 			}
-			i = skipSpace(data, i+1)
+			i = jsonfast.SkipSpace(data, i+1)
 		}
 	}
 	if n == nil {

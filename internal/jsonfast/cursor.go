@@ -19,7 +19,7 @@ type Cursor struct {
 }
 
 // NewCursor returns a cursor at the start of b.
-func NewCursor(b []byte) *Cursor { return &Cursor{b: b, i: skipSpace(b, 0)} }
+func NewCursor(b []byte) *Cursor { return &Cursor{b: b, i: SkipSpace(b, 0)} }
 
 // Peek returns the first byte of the next value, or 0 at the end.
 func (c *Cursor) Peek() byte {
@@ -36,9 +36,9 @@ func (c *Cursor) Object(f func(name []byte, escaped bool) error) error {
 	if c.Peek() != '{' {
 		return ErrSyntax
 	}
-	c.i = skipSpace(c.b, c.i+1)
+	c.i = SkipSpace(c.b, c.i+1)
 	if c.Peek() == '}' {
-		c.i = skipSpace(c.b, c.i+1)
+		c.i = SkipSpace(c.b, c.i+1)
 		return nil
 	}
 	for {
@@ -50,19 +50,19 @@ func (c *Cursor) Object(f func(name []byte, escaped bool) error) error {
 			return ErrSyntax
 		}
 		name := c.b[c.i+1 : end-1]
-		c.i = skipSpace(c.b, end)
+		c.i = SkipSpace(c.b, end)
 		if c.Peek() != ':' {
 			return ErrSyntax
 		}
-		c.i = skipSpace(c.b, c.i+1)
+		c.i = SkipSpace(c.b, c.i+1)
 		if err := f(name, escaped); err != nil {
 			return err
 		}
 		switch c.Peek() {
 		case ',':
-			c.i = skipSpace(c.b, c.i+1)
+			c.i = SkipSpace(c.b, c.i+1)
 		case '}':
-			c.i = skipSpace(c.b, c.i+1)
+			c.i = SkipSpace(c.b, c.i+1)
 			return nil
 		default:
 			return ErrSyntax
@@ -76,9 +76,9 @@ func (c *Cursor) Array(f func() error) error {
 	if c.Peek() != '[' {
 		return ErrSyntax
 	}
-	c.i = skipSpace(c.b, c.i+1)
+	c.i = SkipSpace(c.b, c.i+1)
 	if c.Peek() == ']' {
-		c.i = skipSpace(c.b, c.i+1)
+		c.i = SkipSpace(c.b, c.i+1)
 		return nil
 	}
 	for {
@@ -87,9 +87,9 @@ func (c *Cursor) Array(f func() error) error {
 		}
 		switch c.Peek() {
 		case ',':
-			c.i = skipSpace(c.b, c.i+1)
+			c.i = SkipSpace(c.b, c.i+1)
 		case ']':
-			c.i = skipSpace(c.b, c.i+1)
+			c.i = SkipSpace(c.b, c.i+1)
 			return nil
 		default:
 			return ErrSyntax
@@ -104,7 +104,7 @@ func (c *Cursor) Raw() (jsontext.Value, error) {
 		return nil, ErrSyntax
 	}
 	v := c.b[c.i:end]
-	c.i = skipSpace(c.b, end)
+	c.i = SkipSpace(c.b, end)
 	return v, nil
 }
 
@@ -133,7 +133,7 @@ func (c *Cursor) String() (string, error) {
 		return "", ErrSyntax
 	}
 	raw := c.b[c.i:end]
-	c.i = skipSpace(c.b, end)
+	c.i = SkipSpace(c.b, end)
 	if !escaped {
 		if n := len(raw) - 2; n >= aliasMin {
 			return unsafe.String(&raw[1], n), nil
@@ -160,7 +160,7 @@ func (c *Cursor) StringIs(want string) (bool, error) {
 		return false, ErrSyntax
 	}
 	raw := c.b[c.i+1 : end-1]
-	c.i = skipSpace(c.b, end)
+	c.i = SkipSpace(c.b, end)
 	return !escaped && string(raw) == want, nil
 }
 

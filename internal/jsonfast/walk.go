@@ -11,13 +11,6 @@ import (
 // input they cannot make sense of they report failure, and callers fall
 // back to json v2.
 
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
 // skipString returns the offset past the string starting at b[i] (a
 // quote), and whether it holds escapes; -1 when it is unterminated.
 func skipString(b []byte, i int) (int, bool) {
