@@ -55,14 +55,14 @@ func BenchmarkExpandNested(b *testing.B) {
 }
 
 // parseAlloc returns the bytes Parse allocates for data.
-func parseAlloc(t *testing.T, data []byte, opts *Options) (*File, error, uint64) {
+func parseAlloc(t *testing.T, data []byte, opts *Options) (*File, uint64, error) {
 	t.Helper()
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	f, err := Parse("big.json", data, opts)
 	runtime.ReadMemStats(&after)
-	return f, err, after.TotalAlloc - before.TotalAlloc
+	return f, after.TotalAlloc - before.TotalAlloc, err
 }
 
 // TestParseMemoryBudget: the memory Parse takes is bounded by what it
@@ -81,7 +81,7 @@ func TestParseMemoryBudget(t *testing.T) {
 		fmt.Fprintf(&b, `"/src/p%d":{"history":[{"display":"a prompt typed long ago","pastedContents":{}}],"mcpServers":{}},`, i)
 	}
 	b.WriteString(`"/src/me":{"mcpServers":{"mine":{"command":"m"}}}}}`)
-	f, err, alloc := parseAlloc(t, []byte(b.String()), &Options{Project: "/src/me"})
+	f, alloc, err := parseAlloc(t, []byte(b.String()), &Options{Project: "/src/me"})
 	if err != nil || len(f.Servers) != 2 || f.Servers[1].Name != "mine" {
 		t.Fatalf("Parse: %v, %+v", err, f)
 	}
@@ -96,7 +96,7 @@ func TestParseMemoryBudget(t *testing.T) {
 		fmt.Fprintf(&b, `"s%d":{"command":"x","args":["a","b"],"env":{"A":"b"}},`, i)
 	}
 	b.WriteString(`"z":{"command":"x"}}}`)
-	_, err, alloc = parseAlloc(t, []byte(b.String()), nil)
+	_, alloc, err = parseAlloc(t, []byte(b.String()), nil)
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("more than %d servers", MaxServers)) {
 		t.Fatalf("Parse of %d MB of servers: %v", size>>20, err)
 	}

@@ -293,24 +293,6 @@ func typeNames(names []string) string {
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
-// jsonTypeOf names the JSON type of the valid value raw.
-func jsonTypeOf(raw []byte) string {
-	raw = trimSpace(raw)
-	switch raw[0] {
-	case '"':
-		return "string"
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	}
-	return "number"
-}
-
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one

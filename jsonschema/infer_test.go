@@ -25,8 +25,9 @@ type weatherArgs struct {
 	Fields   []string `json:"fields,omitempty" jsonschema:"enum=temp|wind|rain,uniqueItems,maxItems=3"`
 	Lat      *float64 `json:"lat,omitempty" jsonschema:"minimum=-90,maximum=90"`
 	Code     string   `json:"code,omitempty" jsonschema:"minLength=2,maxLength=8,pattern=^[A-Z]{2,3}(,[A-Z]+)?$"`
-	ignored  int
-	Skipped  string `json:"-"`
+	//lint:ignore U1000 an unexported field, which inference must skip
+	ignored int
+	Skipped string `json:"-"`
 }
 
 type scalars struct {

@@ -67,6 +67,16 @@ go vet ./... ./cmd/ferry/... ./agent/...
 go vet -tags nohttp ./bench/echo-server
 go vet -tags ferryprof ./bench/echo-server
 (cd interop && go vet ./...)
+
+step "staticcheck"
+# Pinned: 2026.2.x is the release line for Go 1.26. go install builds it
+# once into GOPATH/bin (or GOBIN); later runs find it there.
+staticcheck_version=v0.8.2
+go install "honnef.co/go/tools/cmd/staticcheck@$staticcheck_version"
+staticcheck="$(go env GOBIN)"
+staticcheck="${staticcheck:-$(go env GOPATH)/bin}/staticcheck"
+"$staticcheck" -version
+"$staticcheck" ./... ./cmd/ferry/... ./agent/...
 (cd interop/zitadelop && GOWORK=off go vet ./...)
 
 step "go test -race (library)"

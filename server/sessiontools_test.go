@@ -29,8 +29,7 @@ func toolNames(t *testing.T, c *client.Client) []string {
 // TestSessionTools: a session's own tools are listed and callable in that
 // session only; another session and stateless requests see the server's.
 func TestSessionTools(t *testing.T) {
-	var s *server.Server
-	s = server.New(protocol.Implementation{Name: "t", Version: "1"}, &server.Options{
+	s := server.New(protocol.Implementation{Name: "t", Version: "1"}, &server.Options{
 		InitializedHandler: func(ctx context.Context, sess *server.Session) {
 			if sess.ClientInfo().Name != "alice" {
 				return

@@ -216,17 +216,6 @@ func sanitizeName(s string) string {
 	return string(b)
 }
 
-// startHost makes the host for the servers and starts those named (all
-// enabled ones when none is); servers that fail are reported in the
-// returned error, the others are usable.
-func (o *cli) startHost(ctx context.Context, names ...string) (*session, error) {
-	servers, err := o.loadServers()
-	if err != nil {
-		return nil, err
-	}
-	return o.startServers(ctx, servers, names...)
-}
-
 func (o *cli) startServers(ctx context.Context, servers []*config.Server, names ...string) (*session, error) {
 	return o.startServersWith(ctx, servers, o.hostOptions(), names...)
 }

@@ -37,8 +37,6 @@ func closedAfter(c net.Conn) time.Duration {
 	return time.Since(start)
 }
 
-const callBody = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}},"_meta":{}}`
-
 // serve runs a handler for s under the server New makes in a bubble.
 func serve(t *testing.T, h http.Handler, opts *httpserver.Options) (*pipenet.Listener, func()) {
 	l := pipenet.Listen()

@@ -83,9 +83,6 @@ type h1Conn struct {
 // and the check is a system call per request.
 const freshIdle = time.Second
 
-// errNotReusable marks a connection that must be closed after its answer.
-var errNotReusable = errors.New("streamable: connection not reusable")
-
 // post sends body with the header lines fixed (already checked), those
 // of hdr and, unless it is "", an MCP-Protocol-Version header, and returns
 // the answer, whose Body the caller must close.

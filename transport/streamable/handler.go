@@ -14,7 +14,6 @@
 package streamable
 
 import (
-	"context"
 	"errors"
 	"log/slog"
 	"mime"
@@ -413,8 +412,6 @@ func flushed(w http.ResponseWriter) error {
 }
 
 var errClosed = errors.New("streamable: closed")
-
-func detach(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }
 
 // srv is what package server gives its transports.
 var srv = serverapi.Get[*server.Server, *server.Session]()
