@@ -16,6 +16,10 @@
 // stream.go declares them all, with [As] to find them through wrappers
 // and [Observe] to wrap a stream without losing any.
 //
+// How a Conn schedules its goroutines, who owns the memory a message was
+// read into, and the seams ferry's transports use are described in
+// DESIGN.md at the root of the repository.
+//
 // Most programs never use this package directly: package server and
 // package client build on it. It is for writing transports, and for
 // reading the [Error] a call returns.
