@@ -56,6 +56,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -155,6 +156,13 @@ func run(ctx context.Context, e *env, args []string) int {
 	if code, ok := interruptCode(ctx); ok {
 		o.term.clearProgress()
 		return code
+	}
+	// A command that handles signals itself (call --task) says what it
+	// did and returns the signal: its exit status, nothing more to say.
+	var in *interrupted
+	if errors.As(err, &in) {
+		o.term.clearProgress()
+		return in.code()
 	}
 	return o.finish(err)
 }

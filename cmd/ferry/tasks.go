@@ -10,6 +10,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ferrymcp/ferry/client"
+	"github.com/ferrymcp/ferry/config"
 	"github.com/ferrymcp/ferry/host"
 	"github.com/ferrymcp/ferry/protocol"
 )
@@ -36,18 +38,20 @@ func (o *cli) callTask(ctx context.Context, srv *host.Server, tool string, args 
 		return res, err
 	}
 	o.term.printf("%s: task %s %s\n", label, task.TaskID, statusText(task))
-	return o.followTask(ctx, c, sigs, srv.Name(), task.TaskID, label, statusText(task))
+	return o.followTask(ctx, c, sigs, srv.Config(), task.TaskID, label, statusText(task))
 }
 
 // followTask waits for a task, showing its status as it changes. Ctrl-C
-// asks whether to cancel the task or leave it running.
-func (o *cli) followTask(ctx context.Context, c *client.Client, sigs <-chan os.Signal, server, id, label, last string) (*protocol.CallToolResult, error) {
+// asks whether to cancel the task or leave it running; the command then
+// ends with the signal's exit status (130 for Ctrl-C), as every command
+// a signal stops.
+func (o *cli) followTask(ctx context.Context, c *client.Client, sigs <-chan os.Signal, srv *config.Server, id, label, last string) (*protocol.CallToolResult, error) {
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	go func() {
 		select {
-		case <-sigs:
-			stop(errInterrupted)
+		case s := <-sigs:
+			stop(&interrupted{sig: s.(syscall.Signal)})
 		case <-ctx.Done():
 		}
 	}()
@@ -57,24 +61,81 @@ func (o *cli) followTask(ctx context.Context, c *client.Client, sigs <-chan os.S
 			o.term.printf("%s: task %s %s\n", label, t.TaskID, s)
 		}
 	}})
-	if !errors.Is(err, errInterrupted) {
+	var in *interrupted
+	if !errors.As(err, &in) {
 		return res, taskError(err)
 	}
 	// Interrupted: the task is the server's, ask what to do with it.
-	if o.term.ask && o.term.confirm(fmt.Sprintf("Cancel task %s on the server? [y/N] ", id)) {
+	if o.term.ask && o.askCancel(sigs, id) {
 		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		if err := c.CancelTask(cctx, id); err != nil {
 			return nil, fmt.Errorf("cancelling task %s: %w", id, err)
 		}
 		o.term.printf("%s: task %s cancelled\n", label, id)
-		return nil, errInterrupted
+		return nil, in
 	}
-	o.term.printf("%s: task %s left running; its result: ferry tasks %s %s\n", label, id, server, id)
-	return nil, errInterrupted
+	if srv.Transport == config.Stdio {
+		o.term.printf("%s: task %s not cancelled, but it ends with its server, which ferry started and now stops\n", label, id)
+		return nil, in
+	}
+	o.term.printf("%s: task %s left running; its result: %s\n", label, id, o.tasksCommandLine(srv, true, id))
+	return nil, in
 }
 
-var errInterrupted = errors.New("interrupted")
+// askCancel asks whether to cancel the task. No is the default, and a
+// second Ctrl-C at the question answers it: the task is left running.
+// The read of the answer is abandoned then; the command ends right after.
+func (o *cli) askCancel(sigs <-chan os.Signal, id string) bool {
+	answer := make(chan bool, 1)
+	go func() { answer <- o.term.confirm(fmt.Sprintf("Cancel task %s on the server? [y/N] ", id)) }()
+	select {
+	case yes := <-answer:
+		return yes
+	case <-sigs:
+		o.term.printf("\n")
+		return false
+	}
+}
+
+// tasksCommandLine is the ferry tasks command that fetches the task's
+// result from another process: the server as this one reached it (its
+// name and the configuration files given, or the URL given, without a
+// password), and the protocol revision if one was pinned.
+func (o *cli) tasksCommandLine(srv *config.Server, wait bool, id string) string {
+	words := []string{"ferry", "tasks"}
+	if wait {
+		words = append(words, "--wait")
+	}
+	if o.protocol != "" {
+		words = append(words, "--protocol", o.protocol)
+	}
+	if srv.Source == "command line" {
+		u := srv.URL
+		if pu, err := url.Parse(u); err == nil {
+			u = pu.Redacted()
+		}
+		words = append(words, u)
+	} else {
+		for _, f := range o.configs {
+			words = append(words, "--config", f)
+		}
+		words = append(words, srv.Name)
+	}
+	words = append(words, id)
+	for i, w := range words {
+		words[i] = shellWord(w)
+	}
+	return safeLine(strings.Join(words, " "))
+}
+
+// shellWord quotes a word for a POSIX shell when it needs it.
+func shellWord(w string) string {
+	if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@,+%") == "" {
+		return w
+	}
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+}
 
 // notifyInterrupt catches Ctrl-C (and SIGTERM) from now on, so that a
 // task already created is never abandoned without a word.
@@ -166,12 +227,12 @@ func cmdTasks(o *cli) error {
 		return err
 	}
 	if id == "" {
-		return o.listTasks(ctx, c, name)
+		return o.listTasks(ctx, c, srv.Config())
 	}
 	if o.wait {
 		sigs := notifyInterrupt()
 		defer signal.Stop(sigs)
-		res, err := o.followTask(ctx, c, sigs, name, id, name, "")
+		res, err := o.followTask(ctx, c, sigs, srv.Config(), id, name, "")
 		if err != nil {
 			return err
 		}
@@ -212,13 +273,13 @@ func (o *cli) showResult(res *protocol.CallToolResult, server, id string) error 
 	return nil
 }
 
-func (o *cli) listTasks(ctx context.Context, c *client.Client, server string) error {
+func (o *cli) listTasks(ctx context.Context, c *client.Client, srv *config.Server) error {
 	var all []protocol.Task
 	cursor := ""
 	for {
 		page, err := c.ListTasks(ctx, cursor)
 		if errors.Is(err, client.ErrNoTasks) {
-			return usageErrorf("server %q cannot list its tasks (%v); name the task: ferry tasks %s TASKID", server, err, server)
+			return usageErrorf("server %q cannot list its tasks (%v); name the task: %s", srv.Name, err, o.tasksCommandLine(srv, false, "TASKID"))
 		}
 		if err != nil {
 			return err
