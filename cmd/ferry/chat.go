@@ -293,7 +293,11 @@ func (c *chat) turn(ctx context.Context, parts ...agent.Part) {
 		c.out.line("! %v", err)
 	}
 	if res != nil {
-		c.out.line("  · %d in, %d out tokens · %d steps · %.1f s", res.Usage.InputTokens, res.Usage.OutputTokens, res.Steps, time.Since(start).Seconds())
+		steps := "steps"
+		if res.Steps == 1 {
+			steps = "step"
+		}
+		c.out.line("  · %d in, %d out tokens · %d %s · %.1f s", res.Usage.InputTokens, res.Usage.OutputTokens, res.Steps, steps, time.Since(start).Seconds())
 	}
 	c.keep()
 }
