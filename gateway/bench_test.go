@@ -2,15 +2,23 @@ package gateway
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
+
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/config"
 	"github.com/ferrymcp/ferry/jsonrpc"
+	"github.com/ferrymcp/ferry/observe"
 	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/transport/memory"
 	"github.com/ferrymcp/ferry/transport/streamable"
 )
@@ -18,22 +26,46 @@ import (
 // BenchmarkToolsCall is a tools/call through the gateway over Streamable
 // HTTP (legacy session) to the test server: in the same process over an
 // in-memory pipe (the gateway's own cost, allocations included), or a
-// child process over stdio (as ferry serve runs it).
+// child process over stdio (as ferry serve runs it); one call in flight
+// (c1) or 16 at once on the one session (c16), as the harness drives it.
 func BenchmarkToolsCall(b *testing.B) {
 	exe, _ := os.Executable()
 	for _, upstream := range []string{"memory", "stdio"} {
-		for _, size := range []int{20, 64 << 10} {
-			name := upstream + "/20B"
-			if size > 20 {
-				name = upstream + "/64KiB"
+		for _, conc := range []int{1, 16} {
+			for _, size := range []int{20, 64 << 10} {
+				name := fmt.Sprintf("%s/c%d/20B", upstream, conc)
+				if size > 20 {
+					name = fmt.Sprintf("%s/c%d/64KiB", upstream, conc)
+				}
+				b.Run(name, func(b *testing.B) { benchToolsCall(b, upstream, exe, conc, size, false) })
 			}
-			b.Run(name, func(b *testing.B) { benchToolsCall(b, upstream, exe, size) })
 		}
+	}
+	// ferry serve observes every request by default (metrics, and spans
+	// with OpenTelemetry's no-op provider unless OTLP is configured).
+	for _, size := range []int{20, 64 << 10} {
+		name := "observed/memory/c1/20B"
+		if size > 20 {
+			name = "observed/memory/c1/64KiB"
+		}
+		b.Run(name, func(b *testing.B) { benchToolsCall(b, "memory", exe, 1, size, true) })
 	}
 }
 
-func benchToolsCall(b *testing.B, upstream, exe string, size int) {
+func benchToolsCall(b *testing.B, upstream, exe string, conc, size int, observed bool) {
 	opts := &Options{Prefix: "never"}
+	if observed {
+		obs, err := observe.New(&observe.Options{TracerProvider: noop.NewTracerProvider()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		opts.Middleware = []server.Middleware{obs.Middleware("gateway")}
+		opts.Upstream = func(ctx context.Context, uc *UpstreamCall, next func(context.Context) error) error {
+			_, err := obs.Call(ctx, &observe.Outgoing{Server: uc.Server, Method: uc.Method, Name: uc.Name, Meta: &uc.Meta},
+				func(ctx context.Context) (any, error) { err := next(ctx); return uc.Result, err })
+			return err
+		}
+	}
 	cfg := &config.Server{Name: "a", Transport: config.Stdio, Command: exe, Env: map[string]string{"FERRY_GATEWAY_TEST_SERVER": "a"}}
 	if upstream == "memory" {
 		opts.Host.Transport = func(ctx context.Context, s *config.Server) (jsonrpc.Stream, error) {
@@ -58,10 +90,31 @@ func benchToolsCall(b *testing.B, upstream, exe string, size int) {
 	msg := map[string]string{"message": strings.Repeat("x", size)}
 	b.ReportAllocs()
 	b.ResetTimer()
-	for range b.N {
-		res, err := c.Call(ctx, "echo", msg)
-		if err != nil || len(res.Content[0].Text) != size {
-			b.Fatal(res, err)
-		}
+	cpu := processCPU()
+	defer func() { b.ReportMetric(float64(processCPU()-cpu)/float64(b.N)/1e3, "cpu-µs/op") }()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range conc {
+		wg.Go(func() {
+			for next.Add(1) <= int64(b.N) {
+				res, err := c.Call(ctx, "echo", msg)
+				if err != nil || len(res.Content[0].Text) != size {
+					b.Error(res, err)
+					return
+				}
+			}
+		})
 	}
+	wg.Wait()
+}
+
+// processCPU is the CPU time the process used so far (user and system,
+// all threads), in nanoseconds: on a machine shared with other work, a
+// steadier measure of a call's cost than its wall time.
+func processCPU() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/baggage"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/trace"
 
@@ -32,28 +33,43 @@ func (o *Observer) Call(ctx context.Context, out *Outgoing, send func(ctx contex
 	if out.Method != protocol.MethodToolsCall && out.Method != protocol.MethodPromptsGet {
 		target, uri = "", out.Name
 	}
-	attrs := appendTarget([]attribute.KeyValue{semconv.McpMethodNameKey.String(out.Method)}, out.Method, target, uri)
-	ctx, span := o.tracer.Start(ctx, spanName(out.Method, target), trace.WithSpanKind(trace.SpanKindClient),
-		trace.WithAttributes(append(attrs, attribute.String("mcp.server.name", out.Server))...))
-	if out.Meta != nil {
+	var span trace.Span
+	if o.tracer != nil {
+		attrs := appendTarget([]attribute.KeyValue{semconv.McpMethodNameKey.String(out.Method)}, out.Method, target, uri)
+		ctx, span = o.tracer.Start(ctx, spanName(out.Method, target), clientSpan,
+			trace.WithAttributes(append(attrs, attribute.String("mcp.server.name", out.Server))...))
+	}
+	if out.Meta != nil && hasContext(ctx) {
 		if *out.Meta == nil {
 			*out.Meta = protocol.Meta{}
 		}
 		o.prop.Inject(ctx, metaCarrier(*out.Meta))
 	}
 	tool := toolLabel(out.Method, target)
-	in := o.m.calling.WithLabelValues(out.Server, out.Method)
+	in := o.m.callingOf(methodKey{out.Server, out.Method})
 	in.Inc()
 	start := time.Now()
 	res, err := send(ctx)
 	took := time.Since(start)
 	in.Dec()
 	outcome := outcomeOf(res, err)
-	o.m.calls.WithLabelValues(out.Server, out.Method, tool, outcome).Inc()
-	o.m.callTime.WithLabelValues(out.Server, out.Method, tool).Observe(took.Seconds())
-	end(span, outcome, err)
+	o.m.callsOf(outcomeKey{server: out.Server, method: out.Method, tool: tool, outcome: outcome}).Inc()
+	o.m.callTimeOf(toolKey{out.Server, out.Method, tool}).Observe(took.Seconds())
+	if span != nil {
+		end(span, outcome, err)
+	}
 	o.logRequest(ctx, "call", out.Server, out.Method, target, outcome, took, err)
 	return res, err
+}
+
+// clientSpan is the option of Call's spans, made once.
+var clientSpan = trace.WithSpanKind(trace.SpanKindClient)
+
+// hasContext reports whether ctx holds something to propagate: a span
+// context (the call's span, or with tracing off the one that came in) or
+// baggage. A request with neither gets no _meta for it.
+func hasContext(ctx context.Context) bool {
+	return trace.SpanContextFromContext(ctx).IsValid() || baggage.FromContext(ctx).Len() > 0
 }
 
 // metaCarrier reads and writes trace context in a _meta object. Values

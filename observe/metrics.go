@@ -1,6 +1,8 @@
 package observe
 
 import (
+	"sync"
+
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -12,6 +14,8 @@ type metrics struct {
 	calls    *prometheus.CounterVec   // client side: server, method, tool, outcome
 	callTime *prometheus.HistogramVec // client side: server, method, tool
 	calling  *prometheus.GaugeVec     // client side: server, method
+
+	cached series
 }
 
 // buckets span a fast in-process call to a slow tool, in seconds.
@@ -61,3 +65,80 @@ const (
 	outcomeInputRequired = "input_required"
 	outcomeError         = "error"
 )
+
+// A cache holds the series of a metric vector by their labels, looked up
+// once: a Vec's WithLabelValues hashes its labels and allocates their
+// slice on every call, several times a request on a gateway's hot path.
+// A series is made when first used, so that /metrics shows only what
+// happened; the keys are bounded as the labels are (a tool name a server
+// refused is counted without its name).
+type cache[K comparable, V any] struct {
+	mu sync.RWMutex
+	m  map[K]V
+}
+
+// get returns the series of k, made by make the first time.
+func (c *cache[K, V]) get(k K, make func() V) V {
+	c.mu.RLock()
+	v, ok := c.m[k]
+	c.mu.RUnlock()
+	if ok {
+		return v
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if v, ok = c.m[k]; !ok {
+		if c.m == nil {
+			c.m = map[K]V{}
+		}
+		v = make()
+		c.m[k] = v
+	}
+	return v
+}
+
+// Label sets of the series.
+type (
+	methodKey  struct{ server, method string }
+	toolKey    struct{ server, method, tool string }
+	outcomeKey struct{ server, method, tool, era, outcome string }
+)
+
+// series are the caches of the metrics' series.
+type series struct {
+	inflight, calling  cache[methodKey, prometheus.Gauge]
+	duration, callTime cache[toolKey, prometheus.Observer]
+	requests, calls    cache[outcomeKey, prometheus.Counter]
+}
+
+func (m *metrics) inflightOf(k methodKey) prometheus.Gauge {
+	return m.cached.inflight.get(k, func() prometheus.Gauge { return m.inflight.WithLabelValues(k.server, k.method) })
+}
+
+func (m *metrics) durationOf(k toolKey) prometheus.Observer {
+	return m.cached.duration.get(k, func() prometheus.Observer {
+		return m.duration.WithLabelValues(k.server, k.method, k.tool)
+	})
+}
+
+func (m *metrics) requestsOf(k outcomeKey) prometheus.Counter {
+	return m.cached.requests.get(k, func() prometheus.Counter {
+		return m.requests.WithLabelValues(k.server, k.method, k.tool, k.era, k.outcome)
+	})
+}
+
+func (m *metrics) callingOf(k methodKey) prometheus.Gauge {
+	return m.cached.calling.get(k, func() prometheus.Gauge { return m.calling.WithLabelValues(k.server, k.method) })
+}
+
+func (m *metrics) callTimeOf(k toolKey) prometheus.Observer {
+	return m.cached.callTime.get(k, func() prometheus.Observer {
+		return m.callTime.WithLabelValues(k.server, k.method, k.tool)
+	})
+}
+
+func (m *metrics) callsOf(k outcomeKey) prometheus.Counter {
+	return m.cached.calls.get(k, func() prometheus.Counter {
+		return m.calls.WithLabelValues(k.server, k.method, k.tool, k.outcome)
+	})
+}

@@ -25,40 +25,58 @@ func (o *Observer) Middleware(name string) server.Middleware {
 	return func(next server.MethodHandler) server.MethodHandler {
 		return func(ctx context.Context, req *server.Request) (any, error) {
 			target, uri := targetOf(req.Method, req.Params())
-			ctx = o.prop.Extract(ctx, metaCarrier(metaOf(req)))
-			attrs := []attribute.KeyValue{
-				semconv.McpMethodNameKey.String(req.Method),
-				semconv.McpProtocolVersion(req.ProtocolVersion),
-				semconv.JSONRPCRequestID(req.ID.String()),
+			if meta := metaOf(req); meta != nil {
+				ctx = o.prop.Extract(ctx, metaCarrier(meta))
 			}
-			if req.Session != nil && req.Session.ID != "" {
-				attrs = append(attrs, semconv.McpSessionID(req.Session.ID))
+			var span trace.Span
+			if o.tracer != nil {
+				ctx, span = o.tracer.Start(ctx, spanName(req.Method, target), serverSpan,
+					trace.WithAttributes(requestAttrs(req, target, uri)...))
 			}
-			attrs = appendTarget(attrs, req.Method, target, uri)
-			ctx, span := o.tracer.Start(ctx, spanName(req.Method, target), trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
 			tool := toolLabel(req.Method, target)
-			in := o.m.inflight.WithLabelValues(name, req.Method)
+			in := o.m.inflightOf(methodKey{name, req.Method})
 			in.Inc()
 			start := time.Now()
 			res, err := next(ctx, req)
 			took := time.Since(start)
 			in.Dec()
 			outcome := outcomeOf(res, err)
-			if invalid(err) {
+			if tool != "" && err != nil && invalid(err) {
 				tool = "" // a name the server does not know must not become a label
 			}
-			era := "legacy"
-			if req.Stateless() {
-				era = "stateless"
+			o.m.requestsOf(outcomeKey{name, req.Method, tool, eraOf(req), outcome}).Inc()
+			o.m.durationOf(toolKey{name, req.Method, tool}).Observe(took.Seconds())
+			if span != nil {
+				end(span, outcome, err)
 			}
-			o.m.requests.WithLabelValues(name, req.Method, tool, era, outcome).Inc()
-			o.m.duration.WithLabelValues(name, req.Method, tool).Observe(took.Seconds())
-			end(span, outcome, err)
 			o.logRequest(ctx, "request", name, req.Method, target, outcome, took, err,
-				slog.String("era", era), slog.String("session", sessionID(req)))
+				slog.String("era", eraOf(req)), slog.String("session", sessionID(req)))
 			return res, err
 		}
 	}
+}
+
+// serverSpan is the option of the server middleware's spans, made once.
+var serverSpan = trace.WithSpanKind(trace.SpanKindServer)
+
+// requestAttrs are the attributes of a request's span.
+func requestAttrs(req *server.Request, target, uri string) []attribute.KeyValue {
+	attrs := []attribute.KeyValue{
+		semconv.McpMethodNameKey.String(req.Method),
+		semconv.McpProtocolVersion(req.ProtocolVersion),
+		semconv.JSONRPCRequestID(req.ID.String()),
+	}
+	if req.Session != nil && req.Session.ID != "" {
+		attrs = append(attrs, semconv.McpSessionID(req.Session.ID))
+	}
+	return appendTarget(attrs, req.Method, target, uri)
+}
+
+func eraOf(req *server.Request) string {
+	if req.Stateless() {
+		return "stateless"
+	}
+	return "legacy"
 }
 
 func sessionID(req *server.Request) string {

@@ -30,6 +30,7 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 )
 
 // Options configure an [Observer]. The zero value is usable.
@@ -42,7 +43,8 @@ type Options struct {
 	Gatherer prometheus.Gatherer
 	// TracerProvider makes the spans; nil means OpenTelemetry's global
 	// provider (a no-op one unless the program set another, for example
-	// with [TracerProviderFromEnv]).
+	// with [TracerProviderFromEnv]). With a [noop.TracerProvider], no
+	// span is started at all (the cheapest way to keep only metrics).
 	TracerProvider trace.TracerProvider
 	// Propagator reads and writes the trace context of _meta; nil means
 	// W3C Trace Context (traceparent, tracestate) and Baggage.
@@ -90,7 +92,11 @@ func New(opts *Options) (*Observer, error) {
 	if tp == nil {
 		tp = otel.GetTracerProvider()
 	}
-	obs.tracer = tp.Tracer(instrumentation)
+	if _, off := tp.(noop.TracerProvider); !off {
+		// With the no-op provider, no span is made at all: the trace
+		// context that came in still goes on to the servers called.
+		obs.tracer = tp.Tracer(instrumentation)
+	}
 	if obs.prop == nil {
 		obs.prop = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
 	}

@@ -10,6 +10,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/jsonrpc"
@@ -131,5 +132,54 @@ func TestTraceContextCrossesInMeta(t *testing.T) {
 	}
 	if server.SpanKind() != trace.SpanKindServer {
 		t.Error(server.SpanKind())
+	}
+}
+
+// With the no-op provider no span is made, and the trace context a
+// request came with still goes on into the requests it causes (a gateway
+// without OTLP passes its clients' traces through); a request without
+// one gets no _meta for it.
+func TestTraceContextPassesWithoutTracing(t *testing.T) {
+	obs, err := observe.New(&observe.Options{TracerProvider: noop.NewTracerProvider()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := server.New(protocol.Implementation{Name: "s", Version: "1"}, &server.Options{
+		Middleware: []server.Middleware{obs.Middleware("relay")},
+	})
+	server.AddTool(s, &protocol.Tool{Name: "relay"}, func(ctx context.Context, req *server.Request, in struct{}) (string, error) {
+		var meta protocol.Meta
+		_, err := obs.Call(ctx, &observe.Outgoing{Server: "next", Method: protocol.MethodToolsCall, Name: "x", Meta: &meta},
+			func(ctx context.Context) (any, error) { return nil, nil })
+		if meta == nil {
+			return "no _meta", err
+		}
+		tp, _ := meta["traceparent"].(string)
+		return tp, err
+	})
+	a, b := memory.NewPipe(jsonrpc.Limits{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go s.Run(ctx, a)
+	c, err := client.Connect(ctx, client.StreamTransport{Stream: b}, &client.Options{ProtocolVersion: protocol.LatestLegacyVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	const parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	for _, tc := range []struct {
+		meta protocol.Meta
+		want string
+	}{
+		{protocol.Meta{"traceparent": parent}, parent},
+		{nil, "no _meta"},
+	} {
+		res, err := c.CallTool(ctx, &protocol.CallToolParams{Name: "relay", Meta: tc.meta})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.Content[0].Text; got != tc.want {
+			t.Errorf("with _meta %v, the call upstream got %q, want %q", tc.meta, got, tc.want)
+		}
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"go.opentelemetry.io/otel/trace/noop"
+
 	"github.com/ferrymcp/ferry/gateway"
 	"github.com/ferrymcp/ferry/host"
 	"github.com/ferrymcp/ferry/observe"
@@ -252,7 +254,9 @@ func instrument(ctx context.Context, opts *gateway.Options, f *serveFlags, log *
 	if f.noMetrics && tp == nil && !f.logRequests {
 		return nil, stop, nil
 	}
-	oo := &observe.Options{Logger: log}
+	// Without OTLP, no span is made: the trace context a client sends
+	// still goes on upstream.
+	oo := &observe.Options{Logger: log, TracerProvider: noop.NewTracerProvider()}
 	if tp != nil {
 		oo.TracerProvider = tp
 		log.Info("exporting traces over OTLP")
