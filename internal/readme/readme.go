@@ -5,6 +5,9 @@
 // differ, and runs the programs, so the README cannot drift from code
 // that builds and works.
 //
+// Its test also checks that every package of the repository has a
+// package comment.
+//
 // To change a snippet, edit the program, then copy its marked part,
 // one tab less indented, into the README block.
 package readme
