@@ -49,6 +49,7 @@ func (s *Server) connect() (*client.Client, *stdio.ClientStream, error) {
 		s.cs = cs
 		s.mu.Unlock()
 	}
+	raw := stream
 	if s.h.opts.Trace != nil {
 		stream = TraceStream(stream, name, s.h.opts.Trace)
 	}
@@ -57,6 +58,15 @@ func (s *Server) connect() (*client.Client, *stdio.ClientStream, error) {
 		stream.Close()
 		return nil, nil, s.classify(ctx, err, cs)
 	}
+	// The transport in use: an http entry whose server speaks only
+	// HTTP+SSE is reached by SSE, and is shown so.
+	transport := s.cfg.Transport
+	if transport == config.HTTP && streamable.FellBack(raw) {
+		transport = config.SSE
+	}
+	s.mu.Lock()
+	s.status.Transport = transport
+	s.mu.Unlock()
 	if caps := c.ServerCapabilities(); s.h.opts.WatchTools && c.Stateless() && caps.Tools != nil && caps.Tools.ListChanged {
 		// Before the first listing, so that no change is missed.
 		if _, err := c.Listen(ctx, protocol.SubscriptionFilter{ToolsListChanged: true}); err != nil {

@@ -176,3 +176,20 @@ func TestOneSentenceErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestTraceFileStdout: --trace-file - writes the NDJSON trace on stdout,
+// line by line before the result, and no file named "-" (issue 19, item
+// 10).
+func TestTraceFileStdout(t *testing.T) {
+	defer os.Remove("-")
+	code, out, errOut, _ := runBin(t, "--trace-file", "-", "--format", "json", "call", "add", "a=1", "b=2", "--", exampleServer)
+	lines := strings.Split(out, "\n")
+	var first struct{ Dir, Kind, Method string }
+	if code != 0 || json.Unmarshal([]byte(lines[0]), &first) != nil || first.Dir != "send" || !strings.Contains(out, `"method":"tools/call"`) ||
+		!strings.HasSuffix(strings.TrimSpace(out), "}") || !strings.Contains(out, `"sum": 3`) {
+		t.Errorf("exit %d, stdout:\n%s\nstderr %s", code, out, errOut)
+	}
+	if _, err := os.Stat("-"); err == nil {
+		t.Error(`a file named "-" was written`)
+	}
+}

@@ -17,11 +17,13 @@ import (
 // tracer shows the JSON-RPC messages: a line each on stderr (--trace)
 // and a JSON object each in a file (--trace-file).
 type tracer struct {
-	term  *terminal // nil without --trace
-	mu    sync.Mutex
-	file  *os.File
-	w     *bufio.Writer
-	start time.Time
+	term *terminal // nil without --trace
+	mu   sync.Mutex
+	file *os.File
+	w    *bufio.Writer
+	// flushEach: w is stdout (--trace-file -), written line by line.
+	flushEach bool
+	start     time.Time
 }
 
 // maxTraceJSON bounds the JSON shown on stderr for one message; the
@@ -36,7 +38,11 @@ func (o *cli) openTrace() error {
 	if o.trace {
 		t.term = o.term
 	}
-	if o.traceFile != "" {
+	if o.traceFile == "-" {
+		// NDJSON on stdout, each line as it happens, so that the lines
+		// come before the result: a pipe to jq reads both.
+		t.w, t.flushEach = bufio.NewWriter(o.stdout), true
+	} else if o.traceFile != "" {
 		f, err := os.Create(o.traceFile)
 		if err != nil {
 			return usageErrorf("--trace-file: %v", err)
@@ -48,10 +54,12 @@ func (o *cli) openTrace() error {
 }
 
 func (o *cli) closeTrace() {
-	if t := o.tracer; t != nil && t.file != nil {
+	if t := o.tracer; t != nil && t.w != nil {
 		t.mu.Lock()
 		t.w.Flush()
-		t.file.Close()
+		if t.file != nil {
+			t.file.Close()
+		}
 		t.mu.Unlock()
 	}
 }
@@ -100,6 +108,9 @@ func (t *tracer) event(e *host.TraceEvent) {
 		t.w.Flush()
 	}
 	t.w.Write(b)
+	if t.flushEach {
+		t.w.Flush()
+	}
 	t.mu.Unlock()
 }
 
