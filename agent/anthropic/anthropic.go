@@ -48,7 +48,10 @@ type Options struct {
 
 // Model is a model behind the Messages API.
 type Model struct {
-	client    anthropic.Client
+	// messages is the Messages service alone, not a whole
+	// anthropic.Client (Beta, Models, Files, ...): what is not used is
+	// not linked.
+	messages  anthropic.MessageService
 	model     string
 	maxTokens int64
 }
@@ -81,7 +84,9 @@ func New(o Options) (*Model, error) {
 	if o.MaxRetries != 0 {
 		opts = append(opts, option.WithMaxRetries(max(o.MaxRetries, 0)))
 	}
-	m := &Model{client: anthropic.NewClient(opts...), model: o.Model, maxTokens: o.MaxTokens}
+	// As anthropic.NewClient does: the SDK's defaults (and environment) first.
+	messages := anthropic.NewMessageService(append(anthropic.DefaultClientOptions(), opts...)...)
+	m := &Model{messages: messages, model: o.Model, maxTokens: o.MaxTokens}
 	if m.maxTokens <= 0 {
 		m.maxTokens = DefaultMaxTokens
 	}
@@ -90,7 +95,7 @@ func New(o Options) (*Model, error) {
 
 // Generate sends the request as a streamed message.
 func (m *Model) Generate(ctx context.Context, req *agent.Request, stream func(agent.Delta)) (*agent.Reply, error) {
-	s := m.client.Messages.NewStreaming(ctx, m.params(req))
+	s := m.messages.NewStreaming(ctx, m.params(req))
 	defer s.Close()
 	var msg anthropic.Message
 	for s.Next() {

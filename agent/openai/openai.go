@@ -48,7 +48,10 @@ type Options struct {
 
 // Model is a model behind the Chat Completions API.
 type Model struct {
-	client   openai.Client
+	// chat is the Chat Completions service alone, not a whole
+	// openai.Client: the client holds every OpenAI API (Responses,
+	// Realtime, ...) and linking them tripled the ferry command's size.
+	chat     openai.ChatCompletionService
 	model    string
 	official bool // OpenAI's own API, which wants max_completion_tokens
 }
@@ -84,14 +87,15 @@ func New(o Options) (*Model, error) {
 	if o.MaxRetries != 0 {
 		opts = append(opts, option.WithMaxRetries(max(o.MaxRetries, 0)))
 	}
-	m.client = openai.NewClient(opts...)
+	// As openai.NewClient does: the SDK's defaults (and environment) first.
+	m.chat = openai.NewChatCompletionService(append(openai.DefaultClientOptions(), opts...)...)
 	return m, nil
 }
 
 // Generate sends the request as a streamed chat completion.
 func (m *Model) Generate(ctx context.Context, req *agent.Request, stream func(agent.Delta)) (*agent.Reply, error) {
 	params := m.params(req)
-	s := m.client.Chat.Completions.NewStreaming(ctx, params)
+	s := m.chat.NewStreaming(ctx, params)
 	defer s.Close()
 	acc := openai.ChatCompletionAccumulator{}
 	for s.Next() {
