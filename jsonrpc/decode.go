@@ -3,6 +3,8 @@ package jsonrpc
 import (
 	"slices"
 
+	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
+
 	"github.com/go-json-experiment/json/jsontext"
 )
 
@@ -50,7 +52,7 @@ func decodeInto(m *Message, data []byte, lim Limits) error {
 	)
 	// params is visited as it is validated, to pick out its _meta.
 	visitParams := func(name []byte, escaped bool, vs, ve int) error {
-		return sniffMeta(&s, name, escaped, vs, ve, &m.Meta)
+		return sniffParams(&s, name, escaped, vs, ve, &m.meta)
 	}
 	end, err := s.objectWith(i, 1, func(name []byte, escaped bool, start, end int) error {
 		v := data[start:end]
@@ -142,7 +144,7 @@ func decodeInto(m *Message, data []byte, lim Limits) error {
 		return fail(errorf(CodeInvalidRequest, "message has neither method nor result nor error"))
 	}
 	// A response has no params: whatever was sniffed does not apply.
-	m.Meta = Meta{}
+	m.meta = jsonrpcapi.Meta{}
 	return nil
 }
 
@@ -158,20 +160,30 @@ func unescapeName(raw []byte) []byte {
 	return raw
 }
 
-// sniffMeta sees one member of a params object and, for _meta, records
-// the members the engine needs. _meta was already validated (and is small),
-// so only its top level is walked again.
-func sniffMeta(s *scanner, name []byte, escaped bool, vs, ve int, meta *Meta) error {
+// sniff names the params members the decoder picks out, as the layers
+// above gave them (jsonrpcapi.Sniff, from protocol's init, before any
+// message is decoded); empty, nothing is picked.
+var sniff jsonrpcapi.SniffNames
+
+func setSniff(names jsonrpcapi.SniffNames) { sniff = names }
+
+// sniffParams sees one member of a params object and records those named
+// in sniff. The Meta member was already validated (and is small), so only
+// its top level is walked again.
+func sniffParams(s *scanner, name []byte, escaped bool, vs, ve int, meta *jsonrpcapi.Meta) error {
+	if sniff.Meta == "" {
+		return nil
+	}
 	data := s.data
 	if escaped {
 		name = unescapeName(name)
 	}
 	switch string(name) {
-	case "_meta":
-	case "name":
+	case sniff.Meta:
+	case sniff.Name:
 		meta.Name = data[vs:ve]
 		return nil
-	case "arguments":
+	case sniff.Arguments:
 		meta.Arguments = data[vs:ve]
 		return nil
 	default:
@@ -187,13 +199,13 @@ func sniffMeta(s *scanner, name []byte, escaped bool, vs, ve int, meta *Meta) er
 			name = unescapeName(name)
 		}
 		switch string(name) {
-		case "progressToken":
+		case sniff.ProgressToken:
 			meta.ProgressToken = data[vs:ve]
-		case "io.modelcontextprotocol/protocolVersion":
+		case sniff.ProtocolVersion:
 			if data[vs] == '"' {
 				v, err := unquote(data[vs:ve])
 				if err != nil {
-					return errorf(CodeInvalidParams, "invalid protocol version in _meta: %v", err)
+					return errorf(CodeInvalidParams, "invalid %s in %s: %v", sniff.ProtocolVersion, sniff.Meta, err)
 				}
 				meta.ProtocolVersion = v
 			}

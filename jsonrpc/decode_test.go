@@ -456,6 +456,40 @@ func TestIDRoundTrip(t *testing.T) {
 	}
 }
 
+// mcpSniff are the names protocol's init gives the decoder; the tests of
+// this package, which cannot import protocol, give them themselves.
+var mcpSniff = jsonrpcapi.SniffNames{Meta: "_meta", ProgressToken: "progressToken",
+	ProtocolVersion: "io.modelcontextprotocol/protocolVersion", Name: "name", Arguments: "arguments"}
+
+func init() { setSniff(mcpSniff) }
+
+// TestSniffNamesGiven: the decoder knows no MCP member names of its own.
+// Without the names the MCP layer gives it, it picks nothing out of
+// params; with them, what they name.
+func TestSniffNamesGiven(t *testing.T) {
+	const in = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{},"_meta":{"progressToken":7,"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`
+	defer setSniff(mcpSniff)
+	for _, names := range []jsonrpcapi.SniffNames{{}, mcpSniff, {Meta: "m", ProgressToken: "p", ProtocolVersion: "v", Name: "n", Arguments: "a"}} {
+		setSniff(names)
+		m, err := Decode([]byte(in), Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want := m.meta, jsonrpcapi.Meta{}
+		if names == mcpSniff {
+			want = jsonrpcapi.Meta{Raw: []byte(`{"progressToken":7,"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`),
+				ProgressToken: []byte("7"), ProtocolVersion: "2026-07-28", Name: []byte(`"t"`), Arguments: []byte(`{}`)}
+		} else if names.Meta != "" {
+			want.Extra = true // members it was not told about
+		}
+		if string(got.Raw) != string(want.Raw) || string(got.ProgressToken) != string(want.ProgressToken) ||
+			got.ProtocolVersion != want.ProtocolVersion || string(got.Name) != string(want.Name) ||
+			string(got.Arguments) != string(want.Arguments) || got.Extra != want.Extra {
+			t.Errorf("names %+v: picked %+v, want %+v", names, got, want)
+		}
+	}
+}
+
 func TestMetaSniffing(t *testing.T) {
 	const pv = "io.modelcontextprotocol/protocolVersion"
 	for _, tc := range []struct {
@@ -484,8 +518,8 @@ func TestMetaSniffing(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if string(m.Meta.Raw) != tc.raw || string(m.Meta.ProgressToken) != tc.token || m.Meta.ProtocolVersion != tc.version {
-				t.Errorf("Meta = {%s %s %q}, want {%s %s %q}", m.Meta.Raw, m.Meta.ProgressToken, m.Meta.ProtocolVersion, tc.raw, tc.token, tc.version)
+			if string(m.meta.Raw) != tc.raw || string(m.meta.ProgressToken) != tc.token || m.meta.ProtocolVersion != tc.version {
+				t.Errorf("Meta = {%s %s %q}, want {%s %s %q}", m.meta.Raw, m.meta.ProgressToken, m.meta.ProtocolVersion, tc.raw, tc.token, tc.version)
 			}
 		})
 	}

@@ -131,7 +131,7 @@ func compareMessages(a, b *Message) string {
 		return "error presence"
 	case a.Error != nil && (a.Error.Code != b.Error.Code || a.Error.Message != b.Error.Message || !bytes.Equal(a.Error.Data, b.Error.Data)):
 		return "error"
-	case !bytes.Equal(a.Meta.Raw, b.Meta.Raw) || !bytes.Equal(a.Meta.ProgressToken, b.Meta.ProgressToken) || a.Meta.ProtocolVersion != b.Meta.ProtocolVersion:
+	case !bytes.Equal(a.meta.Raw, b.meta.Raw) || !bytes.Equal(a.meta.ProgressToken, b.meta.ProgressToken) || a.meta.ProtocolVersion != b.meta.ProtocolVersion:
 		return "meta"
 	}
 	return ""

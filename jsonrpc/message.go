@@ -3,6 +3,8 @@ package jsonrpc
 import (
 	"context"
 
+	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
+
 	"github.com/go-json-experiment/json/jsontext"
 )
 
@@ -22,15 +24,13 @@ type Message struct {
 	Error  *Error
 	Body   any
 
-	// Meta holds what was sniffed from params._meta while decoding.
-	Meta Meta
 	// Size is the size of the message on the wire, when known.
 	Size int
 
 	// Borrowed is set by the handler of a request that only borrowed the
 	// message, as io.Writer implementations borrow the slice given to
 	// Write: once the reply has been encoded, nothing it kept or started
-	// refers to the message's memory (Params, Meta, strings decoded from
+	// refers to the message's memory (Params, strings decoded from
 	// them). The transport that read the message may then read another
 	// into the same memory. Transports that cannot tell when a reply has
 	// been encoded ignore it.
@@ -46,24 +46,10 @@ type Message struct {
 	// not apply to the message. Nil for messages that came on a stream of
 	// no exchanges (stdio).
 	Context context.Context
-}
 
-// Meta is what the decoder picks out of a message's params._meta without
-// decoding the rest.
-type Meta struct {
-	// Raw is the whole _meta object, or nil.
-	Raw jsontext.Value
-	// ProgressToken is the raw progressToken value, or nil.
-	ProgressToken jsontext.Value
-	// ProtocolVersion is io.modelcontextprotocol/protocolVersion, the mark
-	// of a stateless (2026-07-28 and later) request.
-	ProtocolVersion string
-	// Name and Arguments are the raw params.name and params.arguments (a
-	// tool call's), and Extra reports a params member other than those
-	// and _meta, so that the common case needs no second walk.
-	Name      jsontext.Value
-	Arguments jsontext.Value
-	Extra     bool
+	// meta is what the decoder picked out of Params for the layers above
+	// (jsonrpcapi.Meta), by the names they gave it.
+	meta jsonrpcapi.Meta
 }
 
 // IsRequest reports whether m is a request.

@@ -14,6 +14,7 @@ import (
 func init() {
 	jsonrpcapi.Member = member
 	jsonrpcapi.InternMethods = internMethods
+	jsonrpcapi.Sniff = setSniff
 	jsonrpcapi.Unquote = func(raw jsontext.Value) (string, error) { return unquote(raw) }
 	jsonrpcapi.MaxSize = func(limit int) int { return Limits{MaxSize: limit}.maxSize() }
 	jsonrpcapi.TooLarge = func(n, max int) error { return tooLarge(n, max) }
@@ -25,6 +26,7 @@ func init() {
 	}
 	jsonrpcapi.Set(jsonrpcapi.Engine[*Conn, *Message]{
 		Serve:      (*Conn).serve,
+		Meta:       func(m *Message) *jsonrpcapi.Meta { return &m.meta },
 		Write:      (*Conn).write,
 		Call:       (*Conn).callWith,
 		EncodeWire: encodeWire,

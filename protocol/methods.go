@@ -59,5 +59,12 @@ var methodNames = []string{
 }
 
 // init has the JSON-RPC decoder return MCP's method names without
-// allocating a string per message.
-func init() { jsonrpcapi.InternMethods(methodNames) }
+// allocating a string per message, and pick out of each request's params
+// what the MCP layers look at first (its _meta's progress token and
+// protocol version, a tool call's name and arguments) in the pass that
+// validates them.
+func init() {
+	jsonrpcapi.InternMethods(methodNames)
+	jsonrpcapi.Sniff(jsonrpcapi.SniffNames{Meta: "_meta", ProgressToken: "progressToken",
+		ProtocolVersion: MetaProtocolVersion, Name: "name", Arguments: "arguments"})
+}

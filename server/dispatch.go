@@ -46,12 +46,12 @@ func (s *Server) serveMessage(ctx context.Context, m *jsonrpc.Message, sess *Ses
 		if err := s.checkRequestMeta(m); err != nil {
 			return nil, err
 		}
-		if err := s.checkVersion(m.Meta.ProtocolVersion); err != nil {
+		if err := s.checkVersion(rpc.Meta(m).ProtocolVersion); err != nil {
 			return nil, err
 		}
 		return s.statelessRequest(ctx, m, peer)
 	}
-	if v := m.Meta.ProtocolVersion; v != "" && (protocol.IsStateless(v) || !sess.Initialized()) {
+	if v := rpc.Meta(m).ProtocolVersion; v != "" && (protocol.IsStateless(v) || !sess.Initialized()) {
 		if err := s.checkVersion(v); err != nil {
 			return nil, err
 		}
@@ -108,13 +108,14 @@ func (s *Server) requestMeta(raw []byte) (*protocol.RequestMeta, error) {
 // every request must: "A request missing any required field is
 // malformed; the server MUST reject it with JSON-RPC error code -32602."
 func (s *Server) checkRequestMeta(m *jsonrpc.Message) error {
-	if len(m.Meta.Raw) == 0 {
+	meta := rpc.Meta(m)
+	if len(meta.Raw) == 0 {
 		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "missing _meta: every request must carry %s and %s", protocol.MetaProtocolVersion, protocol.MetaClientCapabilities)
 	}
-	if m.Meta.ProtocolVersion == "" {
+	if meta.ProtocolVersion == "" {
 		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "missing required _meta field %s", protocol.MetaProtocolVersion)
 	}
-	if v, ok, _ := jsonrpcapi.Member(m.Meta.Raw, protocol.MetaClientCapabilities); !ok || len(v) == 0 || v[0] != '{' {
+	if v, ok, _ := jsonrpcapi.Member(meta.Raw, protocol.MetaClientCapabilities); !ok || len(v) == 0 || v[0] != '{' {
 		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "missing required _meta field %s", protocol.MetaClientCapabilities)
 	}
 	return nil
@@ -188,7 +189,8 @@ func (s *Server) notification(ctx context.Context, r *Request) {
 // prior requests over the same connection to establish context ... Every
 // request supplies this metadata in its _meta field."
 func (s *Server) statelessRequest(ctx context.Context, m *jsonrpc.Message, peer serverapi.Peer) (any, error) {
-	meta, err := s.requestMeta(m.Meta.Raw)
+	sniffed := rpc.Meta(m)
+	meta, err := s.requestMeta(sniffed.Raw)
 	if err != nil {
 		return nil, err
 	}
@@ -204,8 +206,8 @@ func (s *Server) statelessRequest(ctx context.Context, m *jsonrpc.Message, peer 
 		m mrtr
 	}{r: Request{
 		ID: m.ID, Method: m.Method, ProtocolVersion: meta.ProtocolVersion,
-		ClientCapabilities: *meta.ClientCapabilities, RawMeta: m.Meta.Raw,
-		server: s, peer: peer, msg: m, progressToken: m.Meta.ProgressToken, logLevel: meta.LogLevel, stateless: true,
+		ClientCapabilities: *meta.ClientCapabilities, RawMeta: sniffed.Raw,
+		server: s, peer: peer, msg: m, progressToken: sniffed.ProgressToken, logLevel: meta.LogLevel, stateless: true,
 	}}
 	r := &both.r
 	r.mrtrState = &both.m
@@ -238,8 +240,9 @@ func (s *Server) statelessMethod(ctx context.Context, r *Request) (any, error) {
 // not stateless: a request of the session, its initialize or ping, or a
 // notification (of a sessionless HTTP request too: sess is then nil).
 func (s *Server) sessionRequest(m *jsonrpc.Message, sess *Session, peer serverapi.Peer) *Request {
-	r := &Request{ID: m.ID, Method: m.Method, Session: sess, RawMeta: m.Meta.Raw,
-		server: s, peer: peer, msg: m, progressToken: m.Meta.ProgressToken, stateless: sess == nil}
+	meta := rpc.Meta(m)
+	r := &Request{ID: m.ID, Method: m.Method, Session: sess, RawMeta: meta.Raw,
+		server: s, peer: peer, msg: m, progressToken: meta.ProgressToken, stateless: sess == nil}
 	if sess != nil {
 		sess.mu.Lock()
 		r.ProtocolVersion, r.ClientInfo, r.ClientCapabilities = sess.version, sess.clientInfo, sess.clientCaps

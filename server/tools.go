@@ -387,7 +387,7 @@ var errSlow = errors.New("server: not for the fast path")
 
 func (s *Server) callTool(ctx context.Context, r *Request, params jsontext.Value) (any, error) {
 	p := &r.toolCall // in the Request's allocation rather than one of its own
-	if sn := &r.msg.Meta; !sn.Extra && len(sn.Name) > 0 && sn.Name[0] == '"' {
+	if sn := rpc.Meta(r.msg); !sn.Extra && len(sn.Name) > 0 && sn.Name[0] == '"' {
 		// The decoder found the name and the arguments already.
 		name, err := jsonrpcapi.Unquote(sn.Name)
 		if err != nil {

@@ -32,6 +32,11 @@ var (
 	// it in its init with every MCP method name; it must not be called
 	// once messages may be decoded.
 	InternMethods func(names []string)
+	// Sniff has the decoder pick the members named in names out of each
+	// message's params while validating them (see [Meta]). Package
+	// protocol calls it in its init with MCP's names; it must not be
+	// called once messages may be decoded. Without it nothing is picked.
+	Sniff func(names SniffNames)
 	// Unquote decodes a JSON string token.
 	Unquote func(raw jsontext.Value) (string, error)
 	// MaxSize is the size limit a jsonrpc.Limits with MaxSize limit puts
@@ -46,6 +51,33 @@ var (
 	TooLargeID func(n, max int, id []byte, request bool) error
 )
 
+// SniffNames names the members of a message's params that the decoder
+// picks out for [Meta]: Meta, an object whose members ProgressToken and
+// ProtocolVersion it picks in turn, and Name and Arguments.
+type SniffNames struct {
+	Meta, ProgressToken, ProtocolVersion string
+	Name, Arguments                      string
+}
+
+// Meta is what the decoder picked out of a request's params, in the same
+// pass that validated them, by the names [Sniff] gave it: the MCP layers
+// find a request's era, progress token and tool call without decoding
+// its params again. The values alias the message's memory.
+type Meta struct {
+	// Raw is the whole params member SniffNames.Meta, when an object.
+	Raw jsontext.Value
+	// ProgressToken is the raw value of Raw's member ProgressToken.
+	ProgressToken jsontext.Value
+	// ProtocolVersion is Raw's member ProtocolVersion, unquoted.
+	ProtocolVersion string
+	// Name and Arguments are the raw params members of those names, and
+	// Extra reports a params member other than those three, so that the
+	// common case needs no second walk.
+	Name      jsontext.Value
+	Arguments jsontext.Value
+	Extra     bool
+}
+
 // Engine holds the operations on jsonrpc's types that only ferry's own
 // packages use. C is *jsonrpc.Conn and M is *jsonrpc.Message.
 type Engine[C, M any] struct {
@@ -58,6 +90,9 @@ type Engine[C, M any] struct {
 	// hand the request to the connection's reader and wait for the reply:
 	// it saves two goroutine switches per request.
 	Serve func(c C, m M) M
+	// Meta returns what the decoder picked out of m's params (see
+	// [Sniff]); zero for a message that was not decoded or has no params.
+	Meta func(m M) *Meta
 	// Write sends a message through the connection's stream as it is;
 	// transports that route messages (an HTTP session answering on a
 	// request's own stream) use it, so that wrappers of the stream see it.

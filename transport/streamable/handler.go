@@ -320,13 +320,13 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 // UnsupportedProtocolVersionError); without a header, _meta decides, and
 // initialize is legacy.
 func isStateless(r *http.Request, m *jsonrpc.Message) bool {
-	if r.Header.Get(headerSessionID) != "" && m.Meta.ProtocolVersion == "" {
+	if r.Header.Get(headerSessionID) != "" && rpc.Meta(m).ProtocolVersion == "" {
 		return false
 	}
 	if v := r.Header.Get(headerProtocolVersion); v != "" {
 		return !protocol.IsLegacy(v)
 	}
-	if v := m.Meta.ProtocolVersion; v != "" {
+	if v := rpc.Meta(m).ProtocolVersion; v != "" {
 		return !protocol.IsLegacy(v)
 	}
 	return false

@@ -33,11 +33,12 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, m *json
 			writeError(w, http.StatusBadRequest, m.ID, jsonrpc.AsError(err))
 			return
 		}
-		if hv := r.Header.Get(headerProtocolVersion); hv != m.Meta.ProtocolVersion {
-			writeError(w, http.StatusBadRequest, m.ID, mismatch("MCP-Protocol-Version header %q does not match _meta %s %q", hv, protocol.MetaProtocolVersion, m.Meta.ProtocolVersion))
+		v := rpc.Meta(m).ProtocolVersion
+		if hv := r.Header.Get(headerProtocolVersion); hv != v {
+			writeError(w, http.StatusBadRequest, m.ID, mismatch("MCP-Protocol-Version header %q does not match _meta %s %q", hv, protocol.MetaProtocolVersion, v))
 			return
 		}
-		if err := srv.CheckVersion(h.server, m.Meta.ProtocolVersion); err != nil {
+		if err := srv.CheckVersion(h.server, v); err != nil {
 			writeError(w, http.StatusBadRequest, m.ID, jsonrpc.AsError(err))
 			return
 		}
