@@ -20,6 +20,14 @@ const (
 	// ends, for its exit status and the end of its stderr, so that the
 	// error it returns says why without making the caller wait.
 	exitWait = 100 * time.Millisecond
+	// goneWait bounds how long the error of a server that is gone waits
+	// for its exit status and the end of its stderr (see gone). It is
+	// longer than exitWait: it is only spent when something is wrong
+	// (the server closed its stdout and runs on, or a process it left
+	// holds its stderr), and on a loaded machine reaping an exited
+	// server can take longer than 100 ms (host TestStdioStartFailure
+	// lost the exit status 2 times in 1,000 runs at load 14 on 2 cores).
+	goneWait = time.Second
 	// stdoutGrace is how long stdout may stay open after the server
 	// exited (a process it started may hold it) before Read gives up on
 	// it.
@@ -45,7 +53,7 @@ type ClientStream struct {
 	copyStderr io.Writer
 
 	closeTimeout, termTimeout time.Duration
-	exitWait                  time.Duration // for gone: exitWait, longer in tests
+	goneWait                  time.Duration // for gone: goneWait, longer in tests
 
 	wg         sync.WaitGroup // the wait and stderr goroutines
 	done       chan struct{}  // closed once the child has been reaped
@@ -108,12 +116,12 @@ func (s *ClientStream) endOfInput(err error) error {
 }
 
 // gone is the one place that builds the *[ExitError] of a server that is
-// gone, whichever pipe noticed first: it waits, up to s.exitWait in all,
+// gone, whichever pipe noticed first: it waits, up to s.goneWait in all,
 // for the server to be reaped and for the end of its stderr, so that
 // the error carries both its exit status and what it said before it
 // went.
 func (s *ClientStream) gone() *ExitError {
-	t := time.NewTimer(s.exitWait)
+	t := time.NewTimer(s.goneWait)
 	defer t.Stop()
 	for _, ch := range []chan struct{}{s.done, s.stderrDone} {
 		select {

@@ -304,7 +304,7 @@ func TestClientWriteToExitedServer(t *testing.T) {
 			defer s.Close()
 			// What is waited for comes 30 ms late: on a loaded machine,
 			// later than the 100 ms the stream waits at most.
-			s.exitWait = 10 * time.Second
+			s.goneWait = 10 * time.Second
 			if tc.waitDone {
 				<-s.Done()
 			} else {

@@ -163,7 +163,7 @@ func (c *Command) Connect(ctx context.Context) (*ClientStream, error) {
 		copyStderr:   c.Stderr,
 		closeTimeout: positive(c.CloseTimeout, DefaultCloseTimeout),
 		termTimeout:  positive(c.TermTimeout, DefaultTermTimeout),
-		exitWait:     exitWait,
+		goneWait:     goneWait,
 		done:         make(chan struct{}),
 		stderrDone:   make(chan struct{}),
 		stdoutEOF:    make(chan struct{}),
