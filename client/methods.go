@@ -9,6 +9,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 	"github.com/ferrymcp/ferry/internal/mcpheader"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
@@ -29,10 +30,36 @@ func request[T any](c *Client, ctx context.Context, method string, user protocol
 
 // decodeResult decodes a result, tool results without reflection.
 func (c *Client) decodeResult(raw []byte, out any) error {
-	if r, ok := out.(*protocol.CallToolResult); ok {
+	switch r := out.(type) {
+	case *protocol.CallToolResult:
 		return protocol.DecodeCallToolResult(raw, r, &c.resultMetas)
+	case *rawResult:
+		return r.read(raw)
 	}
 	return json.Unmarshal(raw, out)
+}
+
+// rawResult is a result left as its JSON, with only its resultType read
+// (for the multi round-trip requests of a stateless server).
+type rawResult struct {
+	protocol.ResultFields
+	raw jsontext.Value
+}
+
+func (r *rawResult) read(raw []byte) error {
+	r.raw = raw
+	v, ok, err := jsonrpcapi.Member(raw, "resultType")
+	if err != nil {
+		return err
+	}
+	if ok && string(v) != "null" {
+		rt, err := jsonrpcapi.Unquote(v)
+		if err != nil {
+			return fmt.Errorf("resultType: %w", err)
+		}
+		r.ResultType = rt
+	}
+	return nil
 }
 
 // roundTrips sends a request that a stateless server may answer with
@@ -217,11 +244,35 @@ func (c *Client) CallBorrowed(ctx context.Context, name string, args any, use fu
 	return err
 }
 
+// CallToolRaw is [Client.CallTool] for a caller that passes the result on
+// rather than reading it (a gateway): it returns the result's JSON as the
+// server sent it, undecoded; its memory is the caller's. A stateless
+// server's input requests are answered, and the call retried, as CallTool
+// does.
+func (c *Client) CallToolRaw(ctx context.Context, p *protocol.CallToolParams) (jsontext.Value, error) {
+	var args any
+	if len(p.Arguments) > 0 {
+		args = p.Arguments
+	}
+	res, _, err := callToolAs(c, ctx, p.Name, args, p.Meta, p.MRTRParams, p.Task,
+		func(r *rawResult) *protocol.ResultFields { return &r.ResultFields })
+	if err != nil {
+		return nil, err
+	}
+	return res.raw, nil
+}
+
 func (c *Client) callTool(ctx context.Context, name string, args any, user protocol.Meta, mp protocol.MRTRParams, task *protocol.TaskMetadata) (*protocol.CallToolResult, *jsonrpc.Message, error) {
+	return callToolAs(c, ctx, name, args, user, mp, task,
+		func(r *protocol.CallToolResult) *protocol.ResultFields { return &r.ResultFields })
+}
+
+// callToolAs calls a tool and decodes its result as a T.
+func callToolAs[T any](c *Client, ctx context.Context, name string, args any, user protocol.Meta, mp protocol.MRTRParams, task *protocol.TaskMetadata,
+	fields func(*T) *protocol.ResultFields) (*T, *jsonrpc.Message, error) {
 	for retried := false; ; retried = true {
 		args, headers := c.mirroredArgs(name, args)
-		res, m, err := roundTrips(c, ctx, protocol.MethodToolsCall, user, mp,
-			func(r *protocol.CallToolResult) *protocol.ResultFields { return &r.ResultFields },
+		res, m, err := roundTrips(c, ctx, protocol.MethodToolsCall, user, mp, fields,
 			func(meta wireMeta, mp protocol.MRTRParams) any {
 				return &callToolWire{Meta: meta, Name: name, Arguments: args, MRTRParams: mp, Task: task, headers: headers}
 			})

@@ -199,7 +199,7 @@ func (f *front) callTool(ctx context.Context, req *server.Request) (any, error) 
 	}
 	uc := &UpstreamCall{Method: req.Method, Name: r.name, Meta: p.Meta}
 	return f.forward(ctx, req, l, uc, p.MRTRParams, func(ctx context.Context, c *client.Client, uc *UpstreamCall) (any, error) {
-		res, err := c.CallTool(ctx, &protocol.CallToolParams{Name: r.name, Arguments: p.Arguments, Meta: uc.Meta})
+		raw, err := c.CallToolRaw(ctx, &protocol.CallToolParams{Name: r.name, Arguments: p.Arguments, Meta: uc.Meta})
 		if err != nil {
 			return nil, err
 		}
@@ -210,6 +210,15 @@ func (f *front) callTool(ctx context.Context, req *server.Request) (any, error) 
 			// body. (A stateless request that may ask runs apart from its
 			// client request, which may end first.)
 			req.Lend()
+		}
+		// The result goes on undecoded (passResult); the rare one it
+		// cannot splice is decoded and adapted.
+		if out, ok := f.passResult(req, raw); ok {
+			return out, nil
+		}
+		res := &protocol.CallToolResult{}
+		if err := json.Unmarshal(raw, res); err != nil {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "upstream %q: invalid tools/call result: %v", l.up.name, err)
 		}
 		result(req, &res.ResultFields)
 		if !req.Stateless() && !protocol.AtLeast(req.ProtocolVersion, protocol.Version20250618) {

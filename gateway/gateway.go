@@ -125,8 +125,9 @@ type UpstreamCall struct {
 	Meta protocol.Meta
 	// Stateless reports whether the server is spoken to statelessly.
 	Stateless bool
-	// Result is the request's result once next returned without error
-	// (a *protocol.CallToolResult for tools/call).
+	// Result is the request's result once next returned without error:
+	// for tools/call, the result's JSON (a jsontext.Value) as it goes to
+	// the client, passed through undecoded.
 	Result any
 }
 
@@ -135,6 +136,7 @@ type UpstreamCall struct {
 type Gateway struct {
 	opts     Options
 	impl     protocol.Implementation
+	stamp    []byte // the start of the stateless results it passes on (stampOf)
 	log      *slog.Logger
 	agg      *front
 	pending  pendingSet
@@ -163,6 +165,7 @@ func New(servers []*config.Server, opts *Options) (*Gateway, error) {
 	if g.impl.Name == "" {
 		g.impl = protocol.Implementation{Name: "ferry-gateway", Version: "0.1.0"}
 	}
+	g.stamp = stampOf(g.impl)
 	if o.Separator == "" {
 		o.Separator = host.DefaultSeparator
 	}

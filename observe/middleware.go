@@ -168,6 +168,11 @@ func outcomeOf(res any, err error) string {
 		}
 	case *protocol.InputRequiredResult:
 		return outcomeInputRequired
+	case jsontext.Value:
+		// A result passed on undecoded (the gateway's tools/call).
+		if v, ok, _ := jsonrpcapi.Member(r, "isError"); ok && string(v) == "true" {
+			return outcomeToolError
+		}
 	}
 	return outcomeOK
 }
