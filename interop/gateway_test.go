@@ -33,34 +33,61 @@ import (
 type gatewayRun struct {
 	url string // http://127.0.0.1:PORT
 	cmd *exec.Cmd
+	dir string // its configuration and server-memory's file
 }
 
-// startGateway runs `ferry serve` for server-everything and
-// server-memory, and waits until both are connected.
-func startGateway(t *testing.T, args ...string) *gatewayRun {
+// The gateway the tests share: one `ferry serve` (and its two Node
+// children) for all of them, since starting them is most of a test's
+// time on a small machine. TestMain stops it once the tests are done and
+// fails the run if it does not exit cleanly.
+var (
+	sharedGatewayOnce sync.Once
+	sharedGatewayRun  *gatewayRun
+	sharedGatewayErr  error
+)
+
+// startGateway returns the shared `ferry serve` for server-everything and
+// server-memory, started by the first test that asks, once both are
+// connected. The tests only add to what they share (server-memory's
+// graph) and each checks only what it wrote or what was there before.
+func startGateway(t *testing.T) *gatewayRun {
 	t.Helper()
 	bin := ferryBinary(t)
 	everything := nodePackageBin(t, "@modelcontextprotocol/server-everything", "dist/index.js")
 	memory := nodePackageBin(t, "@modelcontextprotocol/server-memory", "dist/index.js")
-	dir := t.TempDir()
+	sharedGatewayOnce.Do(func() {
+		sharedGatewayRun, sharedGatewayErr = launchGateway(bin, everything, memory)
+	})
+	if sharedGatewayErr != nil {
+		t.Fatal(sharedGatewayErr)
+	}
+	return sharedGatewayRun
+}
+
+// launchGateway runs `ferry serve` for server-everything and server-memory
+// and waits until both are connected.
+func launchGateway(bin, everything, memory string) (*gatewayRun, error) {
+	dir, err := os.MkdirTemp("", "ferry-gateway-interop")
+	if err != nil {
+		return nil, err
+	}
+	g := &gatewayRun{dir: dir}
 	cfg := filepath.Join(dir, "mcp.json")
 	data, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
 		"everything": map[string]any{"command": nodeBin, "args": []string{everything, "stdio"}},
 		"memory":     map[string]any{"command": nodeBin, "args": []string{memory}, "env": map[string]string{"MEMORY_FILE_PATH": filepath.Join(dir, "memory.jsonl")}},
 	}})
 	if err := os.WriteFile(cfg, data, 0o600); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	cmd := exec.Command(bin, append([]string{"serve", "--config", cfg, "--addr", "127.0.0.1:0"}, args...)...)
-	stderr, err := cmd.StderrPipe()
+	g.cmd = exec.Command(bin, "serve", "--config", cfg, "--addr", "127.0.0.1:0")
+	stderr, err := g.cmd.StderrPipe()
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	if err := g.cmd.Start(); err != nil {
+		return nil, err
 	}
-	g := &gatewayRun{cmd: cmd}
-	t.Cleanup(g.stop(t))
 	lines := bufio.NewScanner(stderr)
 	found := make(chan string, 1)
 	go func() {
@@ -74,7 +101,8 @@ func startGateway(t *testing.T, args ...string) *gatewayRun {
 	select {
 	case g.url = <-found:
 	case <-time.After(30 * time.Second):
-		t.Fatal("ferry serve did not say where it listens")
+		g.stop()
+		return nil, fmt.Errorf("ferry serve did not say where it listens")
 	}
 	deadline := time.Now().Add(90 * time.Second)
 	for {
@@ -82,32 +110,43 @@ func startGateway(t *testing.T, args ...string) *gatewayRun {
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return g
+				return g, nil
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the servers behind ferry serve did not get ready")
+			g.stop()
+			return nil, fmt.Errorf("the servers behind ferry serve did not get ready")
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 }
 
-// stop ends ferry serve with SIGTERM and checks it exits cleanly.
-func (g *gatewayRun) stop(t *testing.T) func() {
-	return func() {
-		g.cmd.Process.Signal(os.Interrupt)
-		done := make(chan error, 1)
-		go func() { done <- g.cmd.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("ferry serve exited: %v", err)
-			}
-		case <-time.After(30 * time.Second):
-			g.cmd.Process.Kill()
-			t.Error("ferry serve did not stop")
+// stop ends ferry serve with SIGINT and reports whether it exited
+// cleanly.
+func (g *gatewayRun) stop() error {
+	defer os.RemoveAll(g.dir)
+	g.cmd.Process.Signal(os.Interrupt)
+	done := make(chan error, 1)
+	go func() { done <- g.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			return fmt.Errorf("ferry serve exited: %v", err)
 		}
+		return nil
+	case <-time.After(30 * time.Second):
+		g.cmd.Process.Kill()
+		<-done
+		return fmt.Errorf("ferry serve did not stop within 30s of SIGINT")
 	}
+}
+
+// stopSharedGateway stops the shared gateway, if a test started it.
+func stopSharedGateway() error {
+	if sharedGatewayRun == nil {
+		return nil
+	}
+	return sharedGatewayRun.stop()
 }
 
 // The Inspector's CLI lists and calls through the aggregated endpoint and

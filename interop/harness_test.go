@@ -47,7 +47,12 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "building the example server:", err)
 		return 1
 	}
-	return m.Run()
+	code := m.Run()
+	if err := stopSharedGateway(); err != nil {
+		fmt.Fprintln(os.Stderr, "the gateway the tests shared:", err)
+		code = 1
+	}
+	return code
 }
 
 // requireNode skips nothing: the peers are part of the test suite, so a
