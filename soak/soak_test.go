@@ -613,8 +613,12 @@ func (k *soak) hostile(ctx context.Context, i int) {
 			k.f.status(c.what+" (transport error)", 0)
 			continue
 		}
-		io.Copy(io.Discard, io.LimitReader(res.Body, 1<<20))
+		answer, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
 		res.Body.Close()
-		k.f.status(c.what, res.StatusCode)
+		what := c.what
+		if res.StatusCode == http.StatusOK && strings.Contains(string(answer), `"error":`) {
+			what += " (a JSON-RPC error)"
+		}
+		k.f.status(what, res.StatusCode)
 	}
 }
