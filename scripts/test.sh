@@ -66,6 +66,8 @@ go vet ./... ./cmd/ferry/... ./agent/...
 # The echo server's build-tag variants (see its package comment).
 go vet -tags nohttp ./bench/echo-server
 go vet -tags ferryprof ./bench/echo-server
+# The soak runs for minutes, by hand only (soak/doc.go): CI keeps it building.
+go vet -tags soak ./soak
 (cd interop && go vet ./...)
 
 step "staticcheck"
@@ -77,6 +79,7 @@ staticcheck="$(go env GOBIN)"
 staticcheck="${staticcheck:-$(go env GOPATH)/bin}/staticcheck"
 "$staticcheck" -version
 "$staticcheck" ./... ./cmd/ferry/... ./agent/...
+"$staticcheck" -tags soak ./soak
 (cd interop/zitadelop && GOWORK=off go vet ./...)
 
 step "go test -race (library)"
