@@ -36,6 +36,7 @@ echo '{"path": "/tmp"}' | ferry call filesystem.list_directory --args -`,
 	setup: func(fs *flag.FlagSet, o *cli) runFunc {
 		fs.BoolVar(&o.task, "task", false, "let the server run the call as a task: its status as it changes, then the result; Ctrl-C asks whether to cancel it or leave it running")
 		args := fs.String("args", "", "tool arguments as one object, `JSON|-|@FILE`: inline, - for stdin, @ for a file")
+		fs.StringVar(&o.outputDir, "output-dir", "", "save images, audio and blobs of the result as files in `DIR` (shown by their paths)")
 		return func(ctx context.Context, o *cli) error { return cmdCall(ctx, o, *args) }
 	},
 }
@@ -154,12 +155,16 @@ func cmdCall(ctx context.Context, o *cli, argsJSON string) error {
 		}
 		return err
 	}
+	shown := *res
+	if shown.Content, err = o.withSaved(res.Content); err != nil {
+		return err
+	}
 	if o.json {
 		if err := o.printJSON(res); err != nil {
 			return err
 		}
 	} else {
-		o.printResult(res)
+		o.printResult(&shown)
 	}
 	if res.IsError {
 		return &toolError{server: srv.Name(), tool: toolName, text: firstText(res.Content)}

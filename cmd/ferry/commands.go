@@ -23,6 +23,7 @@ func init() {
 		readCommand,
 		promptsCommand,
 		promptCommand,
+		rpcCommand,
 		serveCommand,
 		proxyCommand,
 		runCommand,

@@ -31,6 +31,7 @@ type cli struct {
 	prefix, separator              string
 	logLevel                       string
 	verbose                        bool
+	outputDir                      string // call and read: --output-dir
 	trustFolder                    bool
 	showVersion                    bool
 	serve                          serveFlags

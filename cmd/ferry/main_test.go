@@ -80,7 +80,15 @@ func serveStdio() {
 // testServer is the server the tests drive ferry against: what
 // examples/everything lacks. mark is told what happens.
 func testServer(mark func(string)) *server.Server {
-	s := server.New(protocol.Implementation{Name: "test-server", Version: "1.0"}, nil)
+	// One item a page, so that --cursor has pages to turn.
+	s := server.New(protocol.Implementation{Name: "test-server", Version: "1.0"}, &server.Options{PageSize: 1})
+	s.AddTool(&protocol.Tool{Name: "picture", Description: "An image and a blob"},
+		func(ctx context.Context, req *server.Request, args jsontext.Value) (*protocol.CallToolResult, error) {
+			return &protocol.CallToolResult{Content: []protocol.Content{
+				{Type: protocol.ContentImage, MIMEType: "image/png", Data: "iVBORw0KGgo="},
+				{Type: protocol.ContentResource, Resource: &protocol.ResourceContents{URI: "file:///../../etc/evil.bin", MIMEType: "application/octet-stream", Blob: "AAEC"}},
+			}}, nil
+		})
 	s.AddTool(&protocol.Tool{Name: "wait", Description: "Waits until cancelled"},
 		func(ctx context.Context, req *server.Request, args jsontext.Value) (*protocol.CallToolResult, error) {
 			mark("started")

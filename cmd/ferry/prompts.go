@@ -16,7 +16,7 @@ var promptsCommand = &command{
 	summary: "prompts",
 	help:    "Lists the prompts of every server (or of one) with their arguments (? marks an optional one).",
 	example: "ferry prompts",
-	setup:   noFlags(cmdPrompts),
+	setup:   listing(cmdPrompts, "prompts/list"),
 }
 
 type promptOut struct {

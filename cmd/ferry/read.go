@@ -22,8 +22,9 @@ terminal; the whole result as JSON otherwise). The server is the one that lists
 the URI or has a template that matches it; --server picks it.`,
 	example: `ferry read demo://resource/static/document/startup.md
 ferry read --server memory memory://knowledge-graph`,
-	setup: func(fs *flag.FlagSet, _ *cli) runFunc {
+	setup: func(fs *flag.FlagSet, o *cli) runFunc {
 		server := fs.String("server", "", "the `SERVER` to read from")
+		fs.StringVar(&o.outputDir, "output-dir", "", "save binary contents (blobs) as files in `DIR` (shown by their paths)")
 		return func(ctx context.Context, o *cli) error { return cmdRead(ctx, o, *server) }
 	},
 }
@@ -59,12 +60,18 @@ func cmdRead(ctx context.Context, o *cli, server string) error {
 	if err != nil {
 		return err
 	}
+	blocks := make([]protocol.Content, len(res.Contents))
+	for i := range res.Contents {
+		blocks[i] = protocol.Content{Type: protocol.ContentResource, Resource: &res.Contents[i]}
+	}
+	shown, err := o.withSaved(blocks)
+	if err != nil {
+		return err
+	}
 	if o.json {
 		return o.printJSON(res)
 	}
-	for _, rc := range res.Contents {
-		o.printResourceContents(rc)
-	}
+	o.printContent(shown)
 	return nil
 }
 

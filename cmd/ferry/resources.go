@@ -28,7 +28,7 @@ var resourcesCommand = &command{
 	help: `Lists the resources and resource templates of every server (or of one).
 Read one with ferry read URI.`,
 	example: "ferry resources everything",
-	setup:   noFlags(cmdResources),
+	setup:   listing(cmdResources, "resources/list", "resources/templates/list"),
 }
 
 // each runs f for every ready server, concurrently, and joins the

@@ -23,7 +23,7 @@ description, its annotations, and its input and output schemas.`,
 	example: `ferry tools
 ferry tools everything weather
 ferry tools everything --format json | jq '.tools[].qualifiedName'`,
-	setup: noFlags(cmdTools),
+	setup: listing(cmdTools, "tools/list"),
 }
 
 // toolOut is a tool in `ferry tools --format json`.

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// What the Inspector CLI has that ferry lacked at a12c33f (issue 19):
+// any method by name, pages, binary content saved, completions.
+
+func withTestServer(t *testing.T) {
+	os.Setenv("FERRY_TEST_SERVER", "stdio")
+	t.Cleanup(func() { os.Unsetenv("FERRY_TEST_SERVER") })
+}
+
+// TestRPC: ferry rpc METHOD PARAMS sends any request and prints its
+// result; a JSON-RPC error keeps its code.
+func TestRPC(t *testing.T) {
+	code, out, errOut, _ := runBin(t, "rpc", "completion/complete",
+		`{"ref": {"type": "ref/prompt", "name": "review"}, "argument": {"name": "language", "value": "g"}}`, "--", exampleServer)
+	var res struct{ Completion struct{ Values []string } }
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || len(res.Completion.Values) == 0 || res.Completion.Values[0] != "go" {
+		t.Errorf("completion/complete: exit %d %s %s", code, out, errOut)
+	}
+	code, out, errOut, _ = runBin(t, "--format", "json", "rpc", "everything", "no/such", "{}", "--", exampleServer)
+	var line errorLine
+	if code != exitError || out != "" || json.Unmarshal([]byte(errOut), &line) != nil || line.Error.RPCCode != -32601 {
+		t.Errorf("no/such: exit %d %q %s", code, out, errOut)
+	}
+	if code, _, errOut, _ = runBin(t, "rpc", "tools/list", "[1]", "--", exampleServer); code != exitUsage {
+		t.Errorf("params not an object: exit %d %s", code, errOut)
+	}
+}
+
+// TestCursor: --cursor ” gives the first page as the server sends it,
+// with its nextCursor, and --cursor NEXT the next one.
+func TestCursor(t *testing.T) {
+	withTestServer(t)
+	var seen []string
+	cursor := ""
+	for range 5 {
+		code, out, errOut, _ := runBin(t, "tools", "--cursor", cursor, "--", testBin)
+		var page struct {
+			Tools      []struct{ Name string }
+			NextCursor string
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &page) != nil || len(page.Tools) != 1 {
+			t.Fatalf("--cursor %q: exit %d %s %s", cursor, code, out, errOut)
+		}
+		seen = append(seen, page.Tools[0].Name)
+		if cursor = page.NextCursor; cursor == "" {
+			break
+		}
+	}
+	code, out, _, _ := runBin(t, "tools", "--", testBin)
+	var all struct{ Tools []struct{ Name string } }
+	json.Unmarshal([]byte(out), &all)
+	if len(seen) < 2 || code != 0 || len(all.Tools) != len(seen) {
+		t.Errorf("pages %v, all %s", seen, out)
+	}
+}
+
+// TestOutputDir: --output-dir saves an image and a blob as files, under
+// names the server cannot point elsewhere, and shows their paths.
+func TestOutputDir(t *testing.T) {
+	withTestServer(t)
+	dir := t.TempDir()
+	code, out, errOut, _ := runBin(t, "--format", "table", "call", "picture", "--output-dir", dir, "--", testBin)
+	if code != 0 || !strings.Contains(out, "saved to "+filepath.Join(dir, "image.png")) || !strings.Contains(out, "saved to "+filepath.Join(dir, "evil.bin")) {
+		t.Fatalf("exit %d %s %s", code, out, errOut)
+	}
+	png, _ := os.ReadFile(filepath.Join(dir, "image.png"))
+	blob, _ := os.ReadFile(filepath.Join(dir, "evil.bin"))
+	if string(png) != "\x89PNG\r\n\x1a\n" || string(blob) != "\x00\x01\x02" {
+		t.Errorf("files %q %q", png, blob)
+	}
+	// Again: new names, nothing overwritten; JSON stays as sent.
+	code, out, errOut, _ = runBin(t, "--format", "json", "call", "picture", "--output-dir", dir, "--", testBin)
+	if code != 0 || !strings.Contains(out, `"data": "iVBORw0KGgo="`) || !strings.Contains(errOut, filepath.Join(dir, "image-2.png")) {
+		t.Errorf("json: exit %d %s %s", code, out, errOut)
+	}
+}
