@@ -31,6 +31,7 @@ func init() {
 		loginCommand,
 		logoutCommand,
 		authStatusCommand,
+		completionCommand,
 		helpCommand,
 	}
 }

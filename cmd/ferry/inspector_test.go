@@ -3,7 +3,9 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -81,5 +83,53 @@ func TestOutputDir(t *testing.T) {
 	code, out, errOut, _ = runBin(t, "--format", "json", "call", "picture", "--output-dir", dir, "--", testBin)
 	if code != 0 || !strings.Contains(out, `"data": "iVBORw0KGgo="`) || !strings.Contains(errOut, filepath.Join(dir, "image-2.png")) {
 		t.Errorf("json: exit %d %s %s", code, out, errOut)
+	}
+}
+
+// TestCompletion: the bash script completes commands, groups and each
+// command's flags, skipping flag values; zsh loads the same function;
+// fish lists every command and flag (from the command table).
+func TestCompletion(t *testing.T) {
+	code, script, _, _ := runBin(t, "completion", "bash")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	file := filepath.Join(t.TempDir(), "ferry.bash")
+	os.WriteFile(file, []byte(script), 0o644)
+	cases := map[string]string{
+		"ferry ca":                     "call",
+		"ferry --config x.json ca":     "call",
+		"ferry call --ta":              "--task",
+		"ferry tools --cur":            "--cursor",
+		"ferry auth s":                 "status",
+		"ferry completion f":           "fish",
+		"ferry --format json r":        "resources read rpc run",
+		"ferry --trust-folder tools -": "",
+	}
+	for line, want := range cases {
+		words := strings.Fields(line)
+		if strings.HasSuffix(line, " -") {
+			words = append(words[:len(words)-1], "-")
+		}
+		argv := append([]string{"-c", `source "$0"; COMP_WORDS=("$@"); COMP_CWORD=$(($#-1)); _ferry; echo "${COMPREPLY[*]}"`, file}, words...)
+		cmd := exec.Command("bash", argv...)
+		out, err := cmd.CombinedOutput()
+		got := strings.TrimSpace(string(out))
+		if err != nil || want != "" && got != want || want == "" && !strings.Contains(got, "--cursor") {
+			t.Errorf("%q: %q %v, want %q", line, got, err, want)
+		}
+	}
+	_, zsh, _, _ := runBin(t, "completion", "zsh")
+	_, fish, _, _ := runBin(t, "completion", "fish")
+	if !strings.HasPrefix(zsh, "#compdef ferry\n") || !strings.Contains(zsh, "complete -o default -F _ferry ferry") {
+		t.Errorf("zsh:\n%s", zsh)
+	}
+	for _, c := range commands {
+		if !regexp.MustCompile(`\b`+c.words()[0]+`\b`).MatchString(script) || !strings.Contains(fish, "-a "+c.words()[len(c.words())-1]+" ") {
+			t.Errorf("%s is missing from the bash or fish completions", c.name)
+		}
+	}
+	if !strings.Contains(fish, "-n '__fish_seen_subcommand_from call' -l output-dir -r -F") {
+		t.Errorf("fish lacks call's --output-dir:\n%s", fish)
 	}
 }
