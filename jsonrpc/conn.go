@@ -309,11 +309,19 @@ func (c *Conn) readMessage() (m *Message, ok bool) {
 		c.drain()
 	}
 	if errors.Is(err, io.EOF) {
-		err = errors.New("the peer closed the connection")
+		err = peerClosed{}
 	}
 	c.closeWith(err)
 	return nil, false
 }
+
+// peerClosed is why a connection ends when its stream's input ends: it
+// matches io.EOF, so that a server's Run can tell a client that went away
+// in order from a failure.
+type peerClosed struct{}
+
+func (peerClosed) Error() string        { return "the peer closed the connection" }
+func (peerClosed) Is(target error) bool { return target == io.EOF }
 
 // dispatch sends a message read where it goes. With inline, a request
 // that can start at once is returned for the reader to run; without, it

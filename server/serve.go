@@ -18,10 +18,15 @@ import (
 // initialize, and any number of stateless requests.
 //
 // When the client closes its side, the answers being computed are still
-// sent (for a few seconds) before Run returns.
+// sent (for a few seconds) before Run returns nil: a client that goes away
+// is the normal end of a stdio server. Any other end is returned as an
+// error wrapping [jsonrpc.ErrClosed] and its cause.
 func (s *Server) Run(ctx context.Context, stream jsonrpc.Stream) error {
 	conn := s.Connect(ctx, stream)
-	return conn.Wait()
+	if err := conn.Wait(); !errors.Is(err, io.EOF) {
+		return err
+	}
+	return nil
 }
 
 // Connect starts serving stream and returns its connection; close it to

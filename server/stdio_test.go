@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"testing/synctest"
 	"time"
 
@@ -54,8 +56,8 @@ func TestStdioAnswersBatched(t *testing.T) {
 			}
 		}
 		feed.Close()
-		if err := <-done; !errors.Is(err, jsonrpc.ErrClosed) {
-			t.Errorf("Run: %v, want the peer's close", err)
+		if err := <-done; err != nil {
+			t.Errorf("Run after the client closed its side: %v, want nil", err)
 		}
 	})
 }
@@ -90,4 +92,29 @@ func TestStdioListenEndsWithInput(t *testing.T) {
 			t.Errorf("the connection closed %v after the input, want at once", d)
 		}
 	})
+}
+
+// Run returns nil when the client closes its side, and the cause when the
+// stream fails.
+func TestRunEnd(t *testing.T) {
+	broken := errors.New("disk on fire")
+	for _, tc := range []struct {
+		name  string
+		input io.Reader
+		want  error
+	}{
+		{"input ends", strings.NewReader(""), nil},
+		{"input fails", iotest.ErrReader(broken), broken},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := server.New(protocol.Implementation{Name: "end", Version: "1"}, nil)
+			err := s.Run(context.Background(), stdio.NewServerStream(tc.input, io.Discard, jsonrpc.Limits{}))
+			if tc.want == nil && err != nil {
+				t.Errorf("Run: %v, want nil", err)
+			}
+			if tc.want != nil && (!errors.Is(err, tc.want) || !errors.Is(err, jsonrpc.ErrClosed)) {
+				t.Errorf("Run: %v, want jsonrpc.ErrClosed and %v", err, tc.want)
+			}
+		})
+	}
 }

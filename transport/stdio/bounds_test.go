@@ -69,7 +69,7 @@ func TestDroppedAnswerFailsCall(t *testing.T) {
 			c := jsonrpc.NewConn(context.Background(), s, nil)
 			defer c.Close()
 			for range 2 { // ids 1 and 2 are not the ones checked
-				wctx, wcancel := context.WithTimeout(context.Background(), time.Second)
+				wctx, wcancel := context.WithTimeout(context.Background(), 10*time.Second)
 				c.Call(wctx, "warmup", nil)
 				wcancel()
 			}
