@@ -51,9 +51,11 @@ type agentRun struct {
 	flags    *agentFlags
 	settings *agent.Settings
 	spec     string // PROVIDER/MODEL
-	sess     *session
-	agent    *agent.Agent
-	policy   *agent.Policy
+	// baseFor is the provider --base-url is for: that of the first model.
+	baseFor string
+	sess    *session
+	agent   *agent.Agent
+	policy  *agent.Policy
 }
 
 // agentSettings reads the "agent" member of the configuration files of
@@ -96,11 +98,17 @@ func (r *agentRun) modelSpec() (string, error) {
 }
 
 // openModel opens a model: its key from the provider's variable or the
-// configuration, its base URL from --base-url or the configuration.
-func (r *agentRun) openModel(spec string) (agent.Model, error) {
+// configuration, its base URL from base, else --base-url, else the
+// configuration. --base-url is the URL of the provider of the run's
+// first model: a chat's /model that switches to another provider does
+// not take it (an OpenAI URL ends in /v1, Anthropic's SDK adds
+// /v1/messages to its own).
+func (r *agentRun) openModel(spec, base string) (agent.Model, error) {
 	provider, _, _ := providers.Split(spec)
 	ps := r.settings.Providers[provider]
-	base := r.flags.baseURL
+	if base == "" && provider == r.baseFor {
+		base = r.flags.baseURL
+	}
 	if base == "" {
 		base = ps.BaseURL
 	}
@@ -151,7 +159,8 @@ func (o *cli) startAgent(f *agentFlags, watch bool,
 	if r.spec, err = r.modelSpec(); err != nil {
 		return nil, err
 	}
-	model, err := r.openModel(r.spec)
+	r.baseFor, _, _ = providers.Split(r.spec)
+	model, err := r.openModel(r.spec, "")
 	if err != nil {
 		return nil, err
 	}

@@ -257,3 +257,53 @@ func TestChatPromptsAndResources(t *testing.T) {
 		t.Errorf("the attachment reached the model as %s", got)
 	}
 }
+
+// --base-url is the URL of the first model's provider: /model that
+// switches to another provider does not send it there (Anthropic's SDK
+// would post to .../v1/v1/messages), /model P/M URL takes a URL, and
+// switching back uses --base-url again.
+func TestChatModelSwitchAndBaseURL(t *testing.T) {
+	f, base := startFixture(t)
+	t.Setenv("FERRY_STATE_DIR", t.TempDir())
+	for _, v := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "ANTHROPIC_PROFILE"} {
+		t.Setenv(v, "")
+		os.Unsetenv(v)
+	}
+	var mu sync.Mutex
+	var paths []string
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		paths = append(paths, r.URL.Path)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		io.WriteString(w, `{"type":"error","error":{"type":"invalid_request_error","message":"scripted"}}`)
+	}))
+	defer other.Close()
+	in := strings.Join([]string{
+		"/model anthropic/claude-x", "/model anthropic/claude-x " + other.URL, "hello",
+		"/model openai/fixture", "back again", "/quit",
+	}, "\n") + "\n"
+	code, out, errOut := runFerry(t, in, "chat", "--config", agentConfig(t, ""), "--model", "openai/fixture", "--base-url", base)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"! anthropic: no API key", // not the OpenAI fixture's URL with a key of "none"
+		"(the model is now anthropic/claude-x)",
+		"(the model is now openai/fixture)",
+		"you said: back again",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the chat lacks %q:\n%s", want, out)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(paths) != 1 || paths[0] != "/v1/messages" {
+		t.Errorf("anthropic requests at %q", paths)
+	}
+	if len(f.requests) != 1 {
+		t.Errorf("%d requests reached the OpenAI fixture, want 1", len(f.requests))
+	}
+}

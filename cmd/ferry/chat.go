@@ -122,7 +122,7 @@ const chatHelp = `Type a message to talk to the model; it calls the servers' too
   /prompts               the servers' prompts, used as /SERVER:PROMPT [k=v ...]
   /SERVER:PROMPT args    add a server's prompt to the conversation and answer it
   @SERVER:URI            in a message, attaches a server's resource
-  /model [PROVIDER/MODEL] show or change the model
+  /model [P/M [URL]]     show or change the model PROVIDER/MODEL (at URL)
   /save FILE, /load FILE save or load the conversation (JSON)
   /clear                 forget the conversation
   /quit                  leave (Ctrl-D too); Ctrl-C stops the current turn`
@@ -532,12 +532,15 @@ func (c *chat) load(path string) {
 	c.out.line("(loaded %d messages from %s, held with %s)", len(conv.Messages), path, orNone(conv.Model))
 }
 
-func (c *chat) model(spec string) {
+// model is /model [PROVIDER/MODEL [BASE-URL]]: shows or changes the
+// model, at BASE-URL if given (see openModel for the default).
+func (c *chat) model(args string) {
+	spec, base, _ := strings.Cut(strings.TrimSpace(args), " ")
 	if spec == "" {
 		c.out.line("  %s", c.r.spec)
 		return
 	}
-	m, err := c.r.openModel(spec)
+	m, err := c.r.openModel(spec, strings.TrimSpace(base))
 	if err != nil {
 		c.out.line("! %v", err)
 		return
