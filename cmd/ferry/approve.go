@@ -24,7 +24,7 @@ func askApproval(ctx context.Context, w io.Writer, read lineReader, model string
 		describeSampling(w, q.Server, model, q.Sampling)
 		fmt.Fprintf(w, "  Answer it with %s? [y]es / [n]o: ", model)
 	} else {
-		fmt.Fprintf(w, "  ? %s.%s %s\n", q.Server, q.Tool, oneLineJSON(q.Arguments, 200))
+		fmt.Fprintf(w, "  ? %s.%s %s\n", safeLine(q.Server), safeLine(q.Tool), safeLine(oneLineJSON(q.Arguments, 200)))
 		var notes []string
 		switch {
 		case q.ReadOnly:
@@ -63,13 +63,13 @@ func askApproval(ctx context.Context, w io.Writer, read lineReader, model string
 
 // describeSampling shows what a server asks the model.
 func describeSampling(w io.Writer, server, model string, p *protocol.CreateMessageParams) {
-	fmt.Fprintf(w, "  ? server %q asks the model (sampling, up to %d tokens", server, p.MaxTokens)
+	fmt.Fprintf(w, "  ? server %q asks the model (sampling, up to %d tokens", safeLine(server), p.MaxTokens)
 	if len(p.Tools) > 0 {
 		fmt.Fprintf(w, ", with %d tools of its own", len(p.Tools))
 	}
 	fmt.Fprintln(w, "):")
 	if p.SystemPrompt != "" {
-		fmt.Fprintf(w, "    system: %s\n", cutLine(p.SystemPrompt, 200))
+		fmt.Fprintf(w, "    system: %s\n", safeLine(cutLine(p.SystemPrompt, 200)))
 	}
 	for _, m := range p.Messages {
 		var parts []string
@@ -81,7 +81,7 @@ func describeSampling(w io.Writer, server, model string, p *protocol.CreateMessa
 				parts = append(parts, "["+c.Type+"]")
 			}
 		}
-		fmt.Fprintf(w, "    %s: %s\n", m.Role, cutLine(strings.Join(parts, " "), 300))
+		fmt.Fprintf(w, "    %s: %s\n", safeLine(string(m.Role)), safeLine(cutLine(strings.Join(parts, " "), 300)))
 	}
 }
 

@@ -8,6 +8,9 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/ferrymcp/ferry/agent"
+	"github.com/ferrymcp/ferry/protocol"
 )
 
 func TestSafe(t *testing.T) {
@@ -126,5 +129,18 @@ func serveHostile() {
 			continue
 		}
 		send(map[string]any{"id": m.ID, "result": result})
+	}
+}
+
+// TestApprovalQuestionIsSafe: the questions of ferry run and chat show a
+// server's or a model's names and texts inert (issue 24, item 10).
+func TestApprovalQuestionIsSafe(t *testing.T) {
+	var w bytes.Buffer
+	no := func(context.Context) (string, error) { return "n", nil }
+	askApproval(context.Background(), &w, no, "m", &agent.Question{Server: "s" + hostile, Tool: "t" + hostile, Arguments: []byte(`{"a":"\u001b[2J"}`)})
+	askApproval(context.Background(), &w, no, "m", &agent.Question{Server: "s" + hostile, Sampling: &protocol.CreateMessageParams{
+		SystemPrompt: "sys" + hostile, Messages: []protocol.SamplingMessage{{Role: "user", Content: []protocol.Content{{Type: protocol.ContentText, Text: "hi" + hostile}}}}}})
+	if dangerous(w.String()) || !strings.Contains(w.String(), "hi^[]0;pwned") {
+		t.Errorf("%q", w.String())
 	}
 }
