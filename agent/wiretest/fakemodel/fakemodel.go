@@ -85,8 +85,6 @@ func (s *Server) Handler() http.Handler {
 	return r
 }
 
-type rawKey struct{}
-
 // keepRaw keeps the provider-format body for the tests to look at.
 func (s *Server) keepRaw(c *gin.Context) {
 	raw, err := io.ReadAll(c.Request.Body)
