@@ -32,7 +32,8 @@ func BearerTokens(tokens []string) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			tok, ok := bearer(r.Header.Get("Authorization"))
-			if !ok || !match(sums, tok) {
+			sum, matched := match(sums, tok)
+			if !ok || !matched {
 				challenge := `Bearer realm="ferry-gateway"`
 				if ok {
 					challenge += `, error="invalid_token"`
@@ -42,7 +43,8 @@ func BearerTokens(tokens []string) func(http.Handler) http.Handler {
 				return
 			}
 			r.Header.Del("Authorization")
-			next.ServeHTTP(w, r)
+			// The caller is the token, known by its digest.
+			next.ServeHTTP(w, r.WithContext(WithCaller(r.Context(), string(sum[:]))))
 		})
 	}
 }
@@ -57,14 +59,15 @@ func bearer(h string) (string, bool) {
 	return tok, tok != ""
 }
 
-// match compares tok with every token's digest, without stopping early.
-func match(sums [][sha256.Size]byte, tok string) bool {
+// match compares tok with every token's digest, without stopping early,
+// and returns tok's digest.
+func match(sums [][sha256.Size]byte, tok string) ([sha256.Size]byte, bool) {
 	sum := sha256.Sum256([]byte(tok))
 	found := 0
 	for i := range sums {
 		found |= subtle.ConstantTimeCompare(sum[:], sums[i][:])
 	}
-	return found == 1
+	return sum, found == 1
 }
 
 // ReadTokens reads bearer tokens, one per line; blank lines and lines

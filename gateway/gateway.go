@@ -101,7 +101,9 @@ type Options struct {
 	// checks and limits.
 	HTTP streamable.Options
 	// Auth, when set, guards every endpoint but /healthz and /readyz: it
-	// wraps them as net/http middleware does (see [BearerTokens]).
+	// wraps them as net/http middleware does (see [BearerTokens]), and
+	// names the caller with [WithCaller] for each session to be bound to
+	// the caller that opened it.
 	Auth func(http.Handler) http.Handler
 	// Metrics, when set, is served at /metrics (behind Auth).
 	Metrics http.Handler
@@ -137,6 +139,7 @@ type Gateway struct {
 	opts     Options
 	impl     protocol.Implementation
 	stamp    []byte // the start of the stateless results it passes on (stampOf)
+	owners   owners // the callers of the Streamable HTTP sessions (bind.go)
 	log      *slog.Logger
 	agg      *front
 	pending  pendingSet
@@ -166,6 +169,7 @@ func New(servers []*config.Server, opts *Options) (*Gateway, error) {
 		g.impl = protocol.Implementation{Name: "ferry-gateway", Version: "0.1.0"}
 	}
 	g.stamp = stampOf(g.impl)
+	g.owners.live = g.liveSessions
 	if o.Separator == "" {
 		o.Separator = host.DefaultSeparator
 	}

@@ -819,3 +819,46 @@ func TestOriginAndHostChecks(t *testing.T) {
 		}
 	}
 }
+
+// A session is its caller's: its id with another caller's token is
+// refused as unknown (404), whatever the method (POST, GET, DELETE), and
+// leaves the session alone; with its caller's token it works.
+func TestSessionBoundToCaller(t *testing.T) {
+	up, _ := remote(t, "r", false)
+	_, url := start(t, []*config.Server{up}, &Options{Auth: BearerTokens([]string{"alice-token", "bob-token"})})
+	do := func(method, endpoint, token, session, body string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, url+endpoint, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", protocol.LatestLegacyVersion)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		resp, err := http.DefaultClient.Do(req.WithContext(ctx))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		return resp.StatusCode, resp.Header.Get("Mcp-Session-Id")
+	}
+	const ping = `{"jsonrpc":"2.0","id":2,"method":"ping"}`
+	for _, endpoint := range []string{"/mcp", "/servers/r/mcp"} {
+		code, sess := do("POST", endpoint, "alice-token", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+
+			protocol.LatestLegacyVersion+`","capabilities":{},"clientInfo":{"name":"alice","version":"1"}}}`)
+		if code != 200 || sess == "" {
+			t.Fatalf("%s: initialize: %d, session %q", endpoint, code, sess)
+		}
+		for _, method := range []string{"POST", "GET", "DELETE"} {
+			if code, _ := do(method, endpoint, "bob-token", sess, ping); code != http.StatusNotFound {
+				t.Errorf("%s: %s with alice's session and bob's token: %d, want 404", endpoint, method, code)
+			}
+		}
+		if code, _ := do("POST", endpoint, "alice-token", sess, ping); code != 200 {
+			t.Errorf("%s: alice's own session: %d", endpoint, code)
+		}
+	}
+}

@@ -26,10 +26,10 @@ func (g *Gateway) routes() *http.ServeMux {
 	if g.opts.Metrics != nil {
 		mux.Handle("GET /metrics", guard(g.opts.Metrics))
 	}
-	mux.Handle("/mcp", guard(g.agg.http))
+	mux.Handle("/mcp", guard(g.bindSessions(g.agg.http)))
 	mux.Handle("/sse", guard(g.agg.sse))
 	mux.Handle("/message", guard(g.agg.sse))
-	mux.Handle("/servers/{name}/{endpoint}", guard(http.HandlerFunc(g.serveOne)))
+	mux.Handle("/servers/{name}/{endpoint}", guard(g.bindSessions(http.HandlerFunc(g.serveOne))))
 	return mux
 }
 
