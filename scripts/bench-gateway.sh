@@ -8,6 +8,8 @@
 #   supergateway   supergateway --stdio ECHO --outputTransport streamableHttp --stateful
 #   mcp-proxy      mcp-proxy -- ECHO
 #   ferry-http     the echo server itself over HTTP (no gateway): the ceiling
+#   ferry-stdio    the echo server alone over stdio (loadgen spawns it): what
+#                  the stdio hop behind the gateway costs on its own
 #
 # The peers are pinned in bench/gateway/package.json + package-lock.json and
 # installed with npm ci into the scratch folder, never into the repo. Then
@@ -40,6 +42,7 @@ echo=bin/ferry-server-stdio
 matrix="$work/matrix-gateway.conf"
 {
 	echo "server | ferry-http   | - | - | bin/ferry-server -transport http -port {PORT}"
+	echo "server | ferry-stdio  | - | $echo | -"
 	echo "server | ferry-serve  | - | - | bin/ferry serve --prefix never --addr 127.0.0.1:{PORT} -- $echo"
 	echo "server | supergateway | - | - | $node gw/node_modules/supergateway/dist/index.js --stdio $echo --outputTransport streamableHttp --stateful --logLevel none --port {PORT}"
 	echo "server | mcp-proxy    | - | - | $node gw/node_modules/mcp-proxy/dist/bin/mcp-proxy.mjs --host 127.0.0.1 --port {PORT} -- $echo"
