@@ -11,6 +11,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http/httptest"
 	"os/exec"
@@ -20,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/transport/streamable"
 	"github.com/ferrymcp/ferry/websocket"
 )
@@ -90,4 +92,44 @@ func TestTaskSurvivesItsClient(t *testing.T) {
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
+}
+
+// A cancelled task is reported the same way in both eras: exit 5 and
+// stdout empty, as for a failed one (2025-11-25 exited 5 and the tasks
+// extension 0 before, with the task on stdout).
+func TestCancelledTaskExitCode(t *testing.T) {
+	bin := ferryBinary(t)
+	s := taskFixtureServer()
+	defer s.Close()
+	hh := streamable.NewHandler(s, nil)
+	hts := httptest.NewServer(hh)
+	defer hts.Close()
+	defer hh.Close()
+	for _, version := range []string{"2026-07-28", "2025-11-25"} {
+		t.Run(version, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			c, err := client.Connect(ctx, &streamable.Transport{URL: hts.URL}, &client.Options{ProtocolVersion: version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			task, _, err := c.CallAsTask(ctx, "slow", map[string]any{"ms": 20000}, nil)
+			if err != nil || task == nil {
+				t.Fatalf("CallAsTask: %v, task %v", err, task)
+			}
+			if err := c.CancelTask(ctx, task.TaskID); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.CommandContext(ctx, bin, "tasks", "--protocol", version, hts.URL, task.TaskID)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err = cmd.Run()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 5 || stdout.Len() > 0 || !strings.Contains(stderr.String(), "cancelled") {
+				t.Fatalf("ferry tasks of a cancelled task: %v\nstdout: %s\nstderr: %s", err, stdout.Bytes(), stderr.Bytes())
+			}
+			t.Logf("%s: exit %d, %q", version, ee.ExitCode(), strings.TrimSpace(stdout.String()+stderr.String()))
+		})
+	}
 }

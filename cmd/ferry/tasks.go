@@ -249,13 +249,18 @@ func cmdTasks(o *cli) error {
 		}
 		return o.showResult(res, name, id)
 	}
+	// A task that ended without a result fails the command, as
+	// tasks/result makes it fail in 2025-11-25: exit 5, stdout empty.
+	switch {
+	case t.Status == protocol.TaskFailed && len(t.Error) > 0:
+		return &callError{fmt.Errorf("task %s failed: %s", id, t.Error)}
+	case t.Status == protocol.TaskCancelled:
+		return &callError{fmt.Errorf("task %s was cancelled", id)}
+	}
 	if o.json {
 		return o.printJSON(t)
 	}
 	fmt.Fprintf(o.stdout, "%s %s\n", o.text(t.TaskID), o.text(statusText(t)))
-	if t.Status == protocol.TaskFailed && len(t.Error) > 0 {
-		return &callError{fmt.Errorf("task %s failed: %s", id, t.Error)}
-	}
 	return nil
 }
 
