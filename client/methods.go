@@ -359,20 +359,33 @@ func (c *Client) checkTools(tools []protocol.Tool) []protocol.Tool {
 
 // GetPrompt renders a prompt.
 func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]string) (*protocol.GetPromptResult, error) {
-	res, _, err := roundTrips(c, ctx, protocol.MethodPromptsGet, nil, protocol.MRTRParams{},
+	return c.GetPromptWith(ctx, &protocol.GetPromptParams{Name: name, Arguments: args})
+}
+
+// GetPromptWith is [Client.GetPrompt] with the params whole: their _meta
+// (trace context, an application's own members) goes with the request.
+func (c *Client) GetPromptWith(ctx context.Context, p *protocol.GetPromptParams) (*protocol.GetPromptResult, error) {
+	res, _, err := roundTrips(c, ctx, protocol.MethodPromptsGet, p.Meta, p.MRTRParams,
 		func(r *protocol.GetPromptResult) *protocol.ResultFields { return &r.ResultFields },
 		func(meta wireMeta, mp protocol.MRTRParams) any {
-			return c.paramsWith(meta, &protocol.GetPromptParams{Name: name, Arguments: args, MRTRParams: mp})
+			return c.paramsWith(meta, &protocol.GetPromptParams{Name: p.Name, Arguments: p.Arguments, MRTRParams: mp})
 		})
 	return res, err
 }
 
 // ReadResource reads a resource.
 func (c *Client) ReadResource(ctx context.Context, uri string) (*protocol.ReadResourceResult, error) {
-	res, _, err := roundTrips(c, ctx, protocol.MethodResourcesRead, nil, protocol.MRTRParams{},
+	return c.ReadResourceWith(ctx, &protocol.ReadResourceParams{URI: uri})
+}
+
+// ReadResourceWith is [Client.ReadResource] with the params whole: their
+// _meta (trace context, an application's own members) goes with the
+// request.
+func (c *Client) ReadResourceWith(ctx context.Context, p *protocol.ReadResourceParams) (*protocol.ReadResourceResult, error) {
+	res, _, err := roundTrips(c, ctx, protocol.MethodResourcesRead, p.Meta, p.MRTRParams,
 		func(r *protocol.ReadResourceResult) *protocol.ResultFields { return &r.ResultFields },
 		func(meta wireMeta, mp protocol.MRTRParams) any {
-			return c.paramsWith(meta, &protocol.ReadResourceParams{URI: uri, MRTRParams: mp})
+			return c.paramsWith(meta, &protocol.ReadResourceParams{URI: p.URI, MRTRParams: mp})
 		})
 	return res, err
 }

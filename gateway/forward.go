@@ -241,9 +241,9 @@ func (f *front) getPrompt(ctx context.Context, req *server.Request) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	uc := &UpstreamCall{Method: req.Method, Name: r.name}
+	uc := &UpstreamCall{Method: req.Method, Name: r.name, Meta: passMeta(p.Meta)}
 	return f.forward(ctx, req, l, uc, p.MRTRParams, func(ctx context.Context, c *client.Client, uc *UpstreamCall) (any, error) {
-		res, err := c.GetPrompt(ctx, r.name, p.Arguments)
+		res, err := c.GetPromptWith(ctx, &protocol.GetPromptParams{Name: r.name, Arguments: p.Arguments, Meta: uc.Meta})
 		if err != nil {
 			return nil, err
 		}
@@ -307,9 +307,9 @@ func (f *front) readResource(ctx context.Context, req *server.Request) (any, err
 	if err != nil {
 		return nil, err
 	}
-	uc := &UpstreamCall{Method: req.Method, Name: p.URI}
+	uc := &UpstreamCall{Method: req.Method, Name: p.URI, Meta: passMeta(p.Meta)}
 	return f.forward(ctx, req, l, uc, p.MRTRParams, func(ctx context.Context, c *client.Client, uc *UpstreamCall) (any, error) {
-		res, err := c.ReadResource(ctx, p.URI)
+		res, err := c.ReadResourceWith(ctx, &protocol.ReadResourceParams{URI: p.URI, Meta: uc.Meta})
 		if err != nil {
 			return nil, err
 		}

@@ -121,9 +121,9 @@ type UpstreamCall struct {
 	// server's name for it) or the resource's URI.
 	Method, Name string
 	// Meta is the _meta the request carries (the client's, without what
-	// the protocol puts there); the hook may add to it. Only tools/call
-	// and completion/complete carry it so far: the client's prompts/get
-	// and resources/read take no _meta.
+	// the protocol puts there); the hook may add to it (trace context).
+	// The requests a client makes of a server carry it: tools/call,
+	// prompts/get, resources/read and completion/complete.
 	Meta protocol.Meta
 	// Stateless reports whether the server is spoken to statelessly.
 	Stateless bool

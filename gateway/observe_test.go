@@ -107,6 +107,30 @@ func (r *otlpReceiver) find(t *testing.T, service, name string) span {
 	}
 }
 
+// chained returns an upstream server span named name whose parent is a
+// gateway client span whose parent is a gateway server span of the same
+// trace, or nil.
+func (r *otlpReceiver) chained(name string) *span {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, s := range r.spans {
+		if s.service != "a" || s.name != name {
+			continue
+		}
+		for _, cs := range r.spans {
+			if cs.service != "ferry-gateway" || cs.id != s.parent || cs.kind != "SPAN_KIND_CLIENT" {
+				continue
+			}
+			for _, ss := range r.spans {
+				if ss.service == "ferry-gateway" && ss.id == cs.parent && ss.kind == "SPAN_KIND_SERVER" && ss.trace == s.trace {
+					return &r.spans[i]
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // observeUpstream is the Upstream hook that observes requests to servers.
 func observeUpstream(obs *observe.Observer) func(context.Context, *UpstreamCall, func(context.Context) error) error {
 	return func(ctx context.Context, uc *UpstreamCall, next func(context.Context) error) error {
@@ -157,28 +181,23 @@ func TestTraceAndMetricsAcrossTheGateway(t *testing.T) {
 	if gwServer.kind != "SPAN_KIND_SERVER" || gwClient.kind != "SPAN_KIND_CLIENT" || upServer.kind != "SPAN_KIND_SERVER" {
 		t.Errorf("kinds: %s %s %s", gwServer.kind, gwClient.kind, upServer.kind)
 	}
-	// Find the upstream span of the gateway's client span (there are three calls).
-	recv.mu.Lock()
-	var chained *span
-	for i, s := range recv.spans {
-		if s.service == "a" && s.name == "tools/call echo" {
-			for _, cs := range recv.spans {
-				if cs.service == "ferry-gateway" && cs.id == s.parent && cs.kind == "SPAN_KIND_CLIENT" {
-					for _, ss := range recv.spans {
-						if ss.service == "ferry-gateway" && ss.id == cs.parent && ss.kind == "SPAN_KIND_SERVER" && ss.trace == s.trace {
-							chained = &recv.spans[i]
-						}
-					}
-				}
-			}
+	// Every request a client makes of a server carries its trace into
+	// the server: tools/call (three of them), prompts/get, resources/read.
+	if _, err := c.GetPrompt(ctx, "a__greet", map[string]string{"who": "w"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ReadResource(ctx, "test://a/version"); err != nil {
+		t.Fatal(err)
+	}
+	tp.ForceFlush(ctx)
+	for _, name := range []string{"tools/call echo", "prompts/get greet", "resources/read"} {
+		recv.find(t, "a", name)
+		if chained := recv.chained(name); chained == nil {
+			t.Errorf("no upstream span %q whose parent is a gateway client span whose parent is a gateway server span", name)
+		} else {
+			t.Logf("%s: trace %s: gateway server span -> gateway client span -> upstream server span %s", name, chained.trace, chained.id)
 		}
 	}
-	n := len(recv.spans)
-	recv.mu.Unlock()
-	if chained == nil {
-		t.Fatalf("no upstream span whose parent is a gateway client span whose parent is a gateway server span, among %d spans", n)
-	}
-	t.Logf("trace %s: gateway server span -> gateway client span -> upstream server span %s", chained.trace, chained.id)
 
 	resp, err := http.Get(url + "/metrics")
 	if err != nil {
