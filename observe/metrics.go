@@ -142,3 +142,13 @@ func (m *metrics) callsOf(k outcomeKey) prometheus.Counter {
 		return m.calls.WithLabelValues(k.server, k.method, k.tool, k.outcome)
 	})
 }
+
+// dropInflight removes the in-flight series of a method the server does
+// not serve, made when its request came in.
+func (m *metrics) dropInflight(k methodKey) {
+	c := &m.cached.inflight
+	c.mu.Lock()
+	delete(c.m, k)
+	c.mu.Unlock()
+	m.inflight.DeleteLabelValues(k.server, k.method)
+}

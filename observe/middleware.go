@@ -41,11 +41,20 @@ func (o *Observer) Middleware(name string) server.Middleware {
 			took := time.Since(start)
 			in.Dec()
 			outcome := outcomeOf(res, err)
-			if tool != "" && err != nil && invalid(err) {
-				tool = "" // a name the server does not know must not become a label
+			method := req.Method
+			if err != nil {
+				// Names the server does not know must not become labels: a
+				// client could make series without bound.
+				if tool != "" && invalid(err) {
+					tool = ""
+				}
+				if unknownMethod(err) {
+					method = otherMethod
+					o.m.dropInflight(methodKey{name, req.Method})
+				}
 			}
-			o.m.requestsOf(outcomeKey{name, req.Method, tool, eraOf(req), outcome}).Inc()
-			o.m.durationOf(toolKey{name, req.Method, tool}).Observe(took.Seconds())
+			o.m.requestsOf(outcomeKey{name, method, tool, eraOf(req), outcome}).Inc()
+			o.m.durationOf(toolKey{name, method, tool}).Observe(took.Seconds())
 			if span != nil {
 				end(span, outcome, err)
 			}
@@ -148,6 +157,16 @@ func itoa(n int64) string {
 		b[i] = '-'
 	}
 	return string(b[i:])
+}
+
+// otherMethod is the method label of the requests of methods the server
+// does not serve.
+const otherMethod = "other"
+
+// unknownMethod reports a request of a method the server does not serve.
+func unknownMethod(err error) bool {
+	var rpc *jsonrpc.Error
+	return errors.As(err, &rpc) && rpc.Code == jsonrpc.CodeMethodNotFound
 }
 
 // invalid reports a request the server refused as malformed or unknown.

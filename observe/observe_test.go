@@ -85,6 +85,23 @@ func TestMetricsAndSpans(t *testing.T) {
 	if strings.Contains(string(body), "no-such-tool") {
 		t.Error("an unknown tool's name became a label")
 	}
+	for _, bogus := range []string{"x/bogus-1", "x/bogus-2"} {
+		if err := legacy.CallMethod(ctx, bogus, nil, nil); err == nil {
+			t.Errorf("%s: no error", bogus)
+		}
+	}
+	resp, err = ts.Client().Get(ts.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if strings.Contains(string(body), "bogus") {
+		t.Error("a method the server does not serve became a label")
+	}
+	if want := `mcp_server_requests_total{era="legacy",method="other",outcome="error",server="echo-server",tool=""} 2`; !strings.Contains(string(body), want) {
+		t.Errorf("metrics lack %s", want)
+	}
 	var names []string
 	for _, s := range rec.Ended() {
 		names = append(names, s.Name())
