@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ferrymcp/ferry/agent"
 	"github.com/ferrymcp/ferry/client"
@@ -43,6 +45,31 @@ type screen struct {
 	tty      bool
 	col      int  // the cursor is not at the start of a line
 	progress bool // a progress line is drawn
+	// pending is the end of streamed text held back at a terminal until
+	// the next piece: a character cut between two pieces, or a CR that
+	// may start a CRLF.
+	pending string
+}
+
+// shown is text as the screen shows it: made safe at a terminal (a
+// model's words and a server's text may carry escape sequences that
+// retitle the window, write the clipboard or clear the screen, see
+// safe), exact when stdout is a file or a pipe.
+func (s *screen) shown(t string) string {
+	if !s.tty {
+		return t
+	}
+	return safe(t)
+}
+
+// flushLocked writes the streamed text held back: it will not be
+// completed (U+FFFD shows a cut character).
+func (s *screen) flushLocked() {
+	if s.pending != "" {
+		fmt.Fprint(s.w, safe(s.pending))
+		s.col += len(s.pending)
+		s.pending = ""
+	}
 }
 
 func (s *screen) clearLocked() {
@@ -56,6 +83,12 @@ func (s *screen) clearLocked() {
 func (s *screen) text(t string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.tty {
+		t = s.pending + t
+		n := heldBack(t)
+		t, s.pending = t[:n], t[n:]
+		t = safe(strings.ReplaceAll(t, "\r\n", "\n"))
+	}
 	s.clearLocked()
 	fmt.Fprint(s.w, t)
 	if i := strings.LastIndexByte(t, '\n'); i >= 0 {
@@ -70,11 +103,30 @@ func (s *screen) line(format string, a ...any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.clearLocked()
+	s.flushLocked()
 	if s.col > 0 {
 		fmt.Fprintln(s.w)
 		s.col = 0
 	}
-	fmt.Fprintf(s.w, format+"\n", a...)
+	fmt.Fprint(s.w, s.shown(fmt.Sprintf(format+"\n", a...)))
+}
+
+// heldBack is where the end of streamed text that may not be complete
+// begins: a trailing CR (the LF of a CRLF may follow) or the first bytes
+// of a UTF-8 character cut between two pieces.
+func heldBack(t string) int {
+	if strings.HasSuffix(t, "\r") {
+		return len(t) - 1
+	}
+	for i := len(t) - 1; i >= 0 && i >= len(t)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(t[i]) {
+			if !utf8.FullRuneInString(t[i:]) {
+				return i
+			}
+			break
+		}
+	}
+	return len(t)
 }
 
 // showProgress draws a call's progress on one line, at a terminal.
@@ -84,6 +136,7 @@ func (s *screen) showProgress(label string, p *protocol.ProgressParams) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.flushLocked()
 	if s.col > 0 {
 		fmt.Fprintln(s.w)
 		s.col = 0
@@ -97,6 +150,7 @@ func (s *screen) hold(f func(w io.Writer)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.clearLocked()
+	s.flushLocked()
 	if s.col > 0 {
 		fmt.Fprintln(s.w)
 		s.col = 0
@@ -320,16 +374,19 @@ func (c *chat) event(e agent.Event) {
 	case agent.EventText:
 		c.out.text(e.Text)
 	case agent.EventToolStart:
+		// A tool's name and arguments, its result, a model's words: cut
+		// to the width as they are shown (see screen.shown).
 		if !e.Call.Denied && e.Call.Error == "" {
-			label := toolLabel(e.Call)
-			c.out.line("  ⚙ %s %s", label, oneLineJSON(e.Call.Arguments, c.width()-8-len(label)))
+			label := c.out.shown(toolLabel(e.Call))
+			args := c.out.shown(oneLineJSON(e.Call.Arguments, math.MaxInt))
+			c.out.line("  ⚙ %s %s", label, cutLine(args, max(c.width()-8-len(label), 20)))
 		}
 	case agent.EventToolProgress:
 		c.out.showProgress("    "+toolLabel(e.Call), e.Progress)
 	case agent.EventToolEnd:
-		c.out.line("  %s", cutLine(callLine(e.Call), c.width()-3))
+		c.out.line("  %s", cutLine(c.out.shown(callLine(e.Call)), c.width()-3))
 	case agent.EventSampling:
-		c.out.line("  %s", cutLine(samplingLine(e.Sampling), c.width()-3))
+		c.out.line("  %s", cutLine(c.out.shown(samplingLine(e.Sampling)), c.width()-3))
 	case agent.EventWarning:
 		c.out.line("! %s", e.Text)
 	case agent.EventToolsChanged:

@@ -79,7 +79,9 @@ func cmdRun(ctx context.Context, o *cli, f *agentFlags) error {
 			return err
 		}
 	} else {
-		fmt.Fprintln(o.stdout, strings.TrimRight(res.Answer, "\n"))
+		// The model's words may repeat a tool's result: inert at a
+		// terminal, exact to a pipe.
+		fmt.Fprintln(o.stdout, o.text(strings.TrimRight(res.Answer, "\n")))
 	}
 	return r.sess.startErr
 }
