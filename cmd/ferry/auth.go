@@ -422,7 +422,13 @@ func (o *cli) offerLogin(ctx context.Context, err error) bool {
 		}
 	}
 	o.logf("%s refused the request (%s).", s.Name, se.Status)
-	o.term.printf("Log in to %s now? [Y/n] ", s.Name)
+	// The question goes where elicitations are asked: on the terminal
+	// itself when stderr is piped (2>&1 | tee log), with the reason, as
+	// the line above went to the pipe.
+	if o.term.prompts != o.term.w {
+		o.term.askf("%s refused the request (%s). ", s.Name, se.Status)
+	}
+	o.term.askf("Log in to %s now? [Y/n] ", s.Name)
 	line, _ := readLine(o.term.in)
 	if a := strings.ToLower(strings.TrimSpace(line)); a != "" && a != "y" && a != "yes" {
 		return false

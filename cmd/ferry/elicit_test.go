@@ -5,6 +5,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -101,6 +105,41 @@ func TestAskForm(t *testing.T) {
 		}
 		if in == "" && !strings.HasSuffix(w.String(), "\nCancelled.\n") {
 			t.Errorf("Ctrl-D: %q, want a new line before the rest", w.String())
+		}
+	}
+}
+
+// TestOfferLoginAsksAtTheTerminal: the offer to log in to a server that
+// refused a command is a question like an elicitation: with stdin a
+// terminal and stderr piped (2>&1 | tee log) it is asked on the terminal
+// itself, not lost in the pipe; with stderr a terminal, on stderr.
+func TestOfferLoginAsksAtTheTerminal(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir()) // the token store
+	t.Setenv("HOME", t.TempDir())
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="x"`)
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	defer srv.Close()
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(cfg, []byte(`{"mcpServers":{"locked":{"url":"`+srv.URL+`/mcp"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const question = "Log in to locked now? [Y/n] "
+	for _, stderrTTY := range []bool{false, true} {
+		var out, errOut, tty bytes.Buffer
+		e := &env{stdin: strings.NewReader("n\n"), stdout: &out, stderr: &errOut, stdinTTY: true, stdoutTTY: true, stderrTTY: stderrTTY, tty: &tty}
+		if stderrTTY {
+			e.tty = nil
+		}
+		code := run(context.Background(), e, []string{"tools", "--config", cfg})
+		asked, logged := tty.String(), errOut.String()
+		if stderrTTY {
+			asked = errOut.String()
+		}
+		if code == 0 || !strings.Contains(asked, question) || !strings.Contains(asked, "locked refused the request (401") ||
+			!stderrTTY && strings.Contains(logged, question) {
+			t.Errorf("stderr a terminal %v: exit %d\nterminal %q\nstderr %q", stderrTTY, code, tty.String(), errOut.String())
 		}
 	}
 }

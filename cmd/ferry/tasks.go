@@ -93,7 +93,7 @@ func (o *cli) askCancel(sigs <-chan os.Signal, id string) bool {
 	case yes := <-answer:
 		return yes
 	case <-sigs:
-		o.term.printf("\n")
+		o.term.askf("\n") // ends the question's line
 		return false
 	}
 }
@@ -164,7 +164,7 @@ func statusText(t *protocol.DetailedTask) string {
 
 // confirm asks a yes/no question on the terminal; no is the default.
 func (t *terminal) confirm(question string) bool {
-	t.printf("%s", question)
+	t.askf("%s", question)
 	line, _ := t.in.ReadString('\n')
 	a := strings.ToLower(strings.TrimSpace(line))
 	return a == "y" || a == "yes"

@@ -45,6 +45,15 @@ func (t *terminal) printf(format string, a ...any) {
 	io.WriteString(t.w, safe(fmt.Sprintf(format, a...)))
 }
 
+// askf writes a question where questions go (see prompts), over the
+// progress line if one is drawn, its server text made safe.
+func (t *terminal) askf(format string, a ...any) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.clearLocked()
+	io.WriteString(t.prompts, safe(fmt.Sprintf(format, a...)))
+}
+
 // writer is stderr as an io.Writer for loggers, going through printf.
 func (t *terminal) writer() io.Writer { return termWriter{t} }
 
