@@ -1,8 +1,10 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"net/http"
+	"strings"
 	"sync"
 )
 
@@ -65,10 +67,10 @@ func (o *owners) bind(id, caller string) {
 	}
 }
 
-// bindSessions guards a Streamable HTTP endpoint: a request naming a
-// session another caller opened gets 404, the answer for an unknown
-// session, so that it learns nothing about it; a response that opens a
-// session binds it to the request's caller.
+// bindSessions guards the endpoints: a request naming a session another
+// caller opened (Mcp-Session-Id, or an HTTP+SSE POST's sessionId) gets
+// 404, the answer for an unknown session, so that it learns nothing about
+// it; a response that opens a session binds it to the request's caller.
 func (g *Gateway) bindSessions(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		caller := callerOf(r.Context())
@@ -76,7 +78,11 @@ func (g *Gateway) bindSessions(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if id := r.Header.Get(sessionHeader); id != "" {
+		id := r.Header.Get(sessionHeader)
+		if id == "" && r.URL.RawQuery != "" {
+			id = r.URL.Query().Get("sessionId") // an HTTP+SSE session's POST
+		}
+		if id != "" {
 			if owner, ok := g.owners.owner(id); ok && owner != caller {
 				http.Error(w, "session not found", http.StatusNotFound)
 				return
@@ -84,8 +90,22 @@ func (g *Gateway) bindSessions(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		next.ServeHTTP(&binding{ResponseWriter: w, g: g, caller: caller}, r)
+		sse := r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/sse")
+		next.ServeHTTP(&binding{ResponseWriter: w, g: g, caller: caller, sse: sse}, r)
 	})
+}
+
+// sseSession finds the session id in the endpoint event that begins an
+// HTTP+SSE session's stream ("data: /message?sessionId=ID").
+func sseSession(p []byte) string {
+	_, rest, ok := bytes.Cut(p, []byte("sessionId="))
+	if !ok {
+		return ""
+	}
+	if i := bytes.IndexAny(rest, "&\r\n \""); i >= 0 {
+		rest = rest[:i]
+	}
+	return string(rest)
 }
 
 // binding is the ResponseWriter of a request without a session: when its
@@ -96,6 +116,9 @@ type binding struct {
 	g      *Gateway
 	caller string
 	done   bool
+	// sse is set for the GET that opens an HTTP+SSE session, whose id
+	// comes in the stream's first event.
+	sse bool
 }
 
 func (b *binding) WriteHeader(code int) {
@@ -111,6 +134,12 @@ func (b *binding) WriteHeader(code int) {
 func (b *binding) Write(p []byte) (int, error) {
 	if !b.done {
 		b.WriteHeader(http.StatusOK)
+	}
+	if b.sse {
+		b.sse = false
+		if id := sseSession(p); id != "" {
+			b.g.owners.bind(id, b.caller)
+		}
 	}
 	return b.ResponseWriter.Write(p)
 }

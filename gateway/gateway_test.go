@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"net"
@@ -860,5 +861,51 @@ func TestSessionBoundToCaller(t *testing.T) {
 		if code, _ := do("POST", endpoint, "alice-token", sess, ping); code != 200 {
 			t.Errorf("%s: alice's own session: %d", endpoint, code)
 		}
+	}
+}
+
+// An HTTP+SSE session is its caller's too: a POST to its message
+// endpoint with another caller's token gets 404.
+func TestSSESessionBoundToCaller(t *testing.T) {
+	up, _ := remote(t, "r", false)
+	_, url := start(t, []*config.Server{up}, &Options{Auth: BearerTokens([]string{"alice-token", "bob-token"})})
+	for _, base := range []string{"", "/servers/r"} {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		req, _ := http.NewRequestWithContext(ctx, "GET", url+base+"/sse", nil)
+		req.Header.Set("Authorization", "Bearer alice-token")
+		req.Header.Set("Accept", "text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(resp.Body)
+		endpoint := ""
+		for endpoint == "" && sc.Scan() {
+			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				endpoint = d
+			}
+		}
+		if !strings.Contains(endpoint, "sessionId=") {
+			t.Fatalf("%s: no endpoint event (%q)", base, endpoint)
+		}
+		post := func(token string) int {
+			r, _ := http.NewRequest("POST", url+endpoint, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"a","version":"1"}}}`))
+			r.Header.Set("Authorization", "Bearer "+token)
+			r.Header.Set("Content-Type", "application/json")
+			res, err := http.DefaultClient.Do(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			return res.StatusCode
+		}
+		if code := post("bob-token"); code != http.StatusNotFound {
+			t.Errorf("%s: bob's POST to alice's SSE session: %d, want 404", base, code)
+		}
+		if code := post("alice-token"); code != http.StatusAccepted {
+			t.Errorf("%s: alice's POST to her SSE session: %d, want 202", base, code)
+		}
+		cancel()
+		resp.Body.Close()
 	}
 }

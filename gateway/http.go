@@ -27,8 +27,8 @@ func (g *Gateway) routes() *http.ServeMux {
 		mux.Handle("GET /metrics", guard(g.opts.Metrics))
 	}
 	mux.Handle("/mcp", guard(g.bindSessions(g.agg.http)))
-	mux.Handle("/sse", guard(g.agg.sse))
-	mux.Handle("/message", guard(g.agg.sse))
+	mux.Handle("/sse", guard(g.bindSessions(g.agg.sse)))
+	mux.Handle("/message", guard(g.bindSessions(g.agg.sse)))
 	mux.Handle("/servers/{name}/{endpoint}", guard(g.bindSessions(http.HandlerFunc(g.serveOne))))
 	return mux
 }
