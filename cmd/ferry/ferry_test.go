@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -190,5 +191,40 @@ func TestRunConfigErrors(t *testing.T) {
 	code, _, _ = runFerry(t, "", "frobnicate")
 	if code != exitUsage {
 		t.Errorf("unknown command: %d", code)
+	}
+}
+
+// TestURLName: a server given by URL is named by its host and port as
+// written; an IPv6 host is named without ":" (ferry chat's separator)
+// and without a leading "-" (a flag on a command line): [::1]:3001 was
+// "--1-3001".
+func TestURLName(t *testing.T) {
+	tests := []struct{ url, want string }{
+		{"http://127.0.0.1:3001/mcp", "127.0.0.1-3001"},
+		{"https://mcp.example.com/mcp", "mcp.example.com"},
+		{"http://localhost:8080", "localhost-8080"},
+		{"http://[::1]:3001/mcp", "ip6-localhost-3001"},
+		{"http://[0:0:0:0:0:0:0:1]/mcp", "ip6-localhost"},
+		{"http://[2001:db8::1]:8080/mcp", "ip6-2001-db8--1-8080"},
+		{"http://[fe80::1%25eth0]:9000/", "ip6-fe80--1-eth0-9000"},
+		{"http://[::ffff:127.0.0.1]:80/", "127.0.0.1-80"},
+		{"ws://[::1]:4000/ws", "ip6-localhost-4000"},
+		{"http:///nohost", "server"},
+	}
+	for _, tt := range tests {
+		if got := urlName(tt.url); got != tt.want {
+			t.Errorf("urlName(%q) = %q, want %q", tt.url, got, tt.want)
+		}
+	}
+	// The name in use: a refused connection to [::1] names the server.
+	l, err := net.Listen("tcp", "[::1]:0")
+	if err != nil {
+		t.Skipf("no IPv6 loopback: %v", err)
+	}
+	l.Close()
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	code, _, errOut := runFerry(t, "", "--format", "table", "tools", "http://[::1]:"+port+"/mcp")
+	if want := `server "ip6-localhost-` + port + `" refused the connection`; code != exitUnreachable || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d, stderr %q; want %q", code, errOut, want)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net/netip"
 	"net/url"
 	"path/filepath"
 	"slices"
@@ -184,13 +185,28 @@ func adhocName(argv []string) string {
 }
 
 // urlName names a server given by URL: its host as written, with the
-// port when there is one ("127.0.0.1-3001", "mcp.example.com").
+// port when there is one ("127.0.0.1-3001", "mcp.example.com"). An IPv6
+// address is named "ip6-" and its address with "-" for ":"
+// ("ip6-2001-db8--1-8080"), the loopback ::1 "ip6-localhost" as in
+// /etc/hosts, a mapped IPv4 address by the IPv4 one: not "--1-3001", which reads as a flag on a command line,
+// and no ":", which separates the server from a prompt or a resource in
+// ferry chat.
 func urlName(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil || u.Hostname() == "" {
 		return "server"
 	}
 	name := u.Hostname()
+	if ip, err := netip.ParseAddr(name); err == nil && ip.Is6() {
+		switch {
+		case ip.WithZone("") == netip.IPv6Loopback():
+			name = "ip6-localhost"
+		case ip.Is4In6():
+			name = ip.Unmap().String()
+		default:
+			name = "ip6-" + name
+		}
+	}
 	if p := u.Port(); p != "" {
 		name += "-" + p
 	}
