@@ -43,39 +43,49 @@ func (o *Observer) Watch(reg prometheus.Registerer, state func() State) error {
 		}
 		reg = r
 	}
-	return reg.Register(&stateCollector{read: state})
+	return reg.Register(newStateCollector(state))
 }
 
-type stateCollector struct{ read func() State }
+// stateCollector holds its descriptions rather than package variables
+// holding them: prometheus.NewDesc checks and hashes the names and labels,
+// which at package initialisation every program linking observe would
+// pay for at start, the ferry command for each "ferry tools" too.
+type stateCollector struct {
+	read                   func() State
+	sessions, restarts, up *prometheus.Desc
+}
 
-var (
-	sessionsDesc = prometheus.NewDesc("mcp_server_sessions", "Open sessions, by protocol era and revision (stateless clients have none).",
-		[]string{"era", "version"}, nil)
-	restartsDesc = prometheus.NewDesc("mcp_upstream_restarts_total", "Restarts of an upstream server after a crash or a failed start.",
-		[]string{"server"}, nil)
-	upDesc = prometheus.NewDesc("mcp_upstream_state", "1 for the state each upstream server is in, 0 for the others.",
-		[]string{"server", "state"}, nil)
-)
+func newStateCollector(read func() State) *stateCollector {
+	return &stateCollector{
+		read: read,
+		sessions: prometheus.NewDesc("mcp_server_sessions", "Open sessions, by protocol era and revision (stateless clients have none).",
+			[]string{"era", "version"}, nil),
+		restarts: prometheus.NewDesc("mcp_upstream_restarts_total", "Restarts of an upstream server after a crash or a failed start.",
+			[]string{"server"}, nil),
+		up: prometheus.NewDesc("mcp_upstream_state", "1 for the state each upstream server is in, 0 for the others.",
+			[]string{"server", "state"}, nil),
+	}
+}
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	ch <- sessionsDesc
-	ch <- restartsDesc
-	ch <- upDesc
+	ch <- c.sessions
+	ch <- c.restarts
+	ch <- c.up
 }
 
 func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	s := c.read()
 	for v, n := range s.Sessions {
-		ch <- prometheus.MustNewConstMetric(sessionsDesc, prometheus.GaugeValue, float64(n), "legacy", v)
+		ch <- prometheus.MustNewConstMetric(c.sessions, prometheus.GaugeValue, float64(n), "legacy", v)
 	}
 	for _, u := range s.Upstreams {
-		ch <- prometheus.MustNewConstMetric(restartsDesc, prometheus.CounterValue, float64(u.Restarts), u.Name)
+		ch <- prometheus.MustNewConstMetric(c.restarts, prometheus.CounterValue, float64(u.Restarts), u.Name)
 		for _, st := range states {
 			v := 0.0
 			if st == u.State {
 				v = 1
 			}
-			ch <- prometheus.MustNewConstMetric(upDesc, prometheus.GaugeValue, v, u.Name, st)
+			ch <- prometheus.MustNewConstMetric(c.up, prometheus.GaugeValue, v, u.Name, st)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/ferrymcp/ferry/agent"
@@ -30,22 +31,27 @@ type Options struct {
 }
 
 // compatible are OpenAI-compatible providers known by name: their base
-// URL and the variable holding their key.
-var compatible = map[string]struct{ baseURL, keyVar string }{
-	"ollama":     {"http://127.0.0.1:11434/v1", "OLLAMA_API_KEY"},
-	"lmstudio":   {"http://127.0.0.1:1234/v1", "LMSTUDIO_API_KEY"},
-	"vllm":       {"http://127.0.0.1:8000/v1", "VLLM_API_KEY"},
-	"llamacpp":   {"http://127.0.0.1:8080/v1", "LLAMACPP_API_KEY"},
-	"deepseek":   {"https://api.deepseek.com/v1", "DEEPSEEK_API_KEY"},
-	"dashscope":  {"https://dashscope.aliyuncs.com/compatible-mode/v1", "DASHSCOPE_API_KEY"},
-	"openrouter": {"https://openrouter.ai/api/v1", "OPENROUTER_API_KEY"},
+// URL and the variable holding their key. A slice of constants, not a
+// map: the linker lays it out as static data, where a map literal is
+// built by code at every start of every program that links this package
+// (the ferry command, for each "ferry tools" as much as for "ferry run").
+var compatible = []compatibleProvider{
+	{"ollama", "http://127.0.0.1:11434/v1", "OLLAMA_API_KEY"},
+	{"lmstudio", "http://127.0.0.1:1234/v1", "LMSTUDIO_API_KEY"},
+	{"vllm", "http://127.0.0.1:8000/v1", "VLLM_API_KEY"},
+	{"llamacpp", "http://127.0.0.1:8080/v1", "LLAMACPP_API_KEY"},
+	{"deepseek", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY"},
+	{"dashscope", "https://dashscope.aliyuncs.com/compatible-mode/v1", "DASHSCOPE_API_KEY"},
+	{"openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY"},
 }
+
+type compatibleProvider struct{ name, baseURL, keyVar string }
 
 // Names lists the providers Open knows.
 func Names() []string {
 	names := []string{"openai", "anthropic"}
-	for n := range compatible {
-		names = append(names, n)
+	for _, c := range compatible {
+		names = append(names, c.name)
 	}
 	return names
 }
@@ -72,11 +78,12 @@ func Open(spec string, o Options) (agent.Model, error) {
 	case "anthropic":
 		return anthropic.New(anthropic.Options{Model: model, APIKey: o.APIKey, BaseURL: o.BaseURL, HTTPClient: o.HTTPClient, MaxRetries: o.MaxRetries})
 	}
-	c, ok := compatible[provider]
-	if !ok {
+	i := slices.IndexFunc(compatible, func(c compatibleProvider) bool { return c.name == provider })
+	if i < 0 {
 		return nil, fmt.Errorf("unknown provider %q (known: openai, anthropic, and the OpenAI-compatible %s; "+
 			"for another compatible endpoint use openai/MODEL with --base-url)", provider, strings.Join(compatibleNames(), ", "))
 	}
+	c := compatible[i]
 	key, base := o.APIKey, o.BaseURL
 	if key == "" {
 		key = os.Getenv(c.keyVar)
@@ -97,10 +104,8 @@ func Open(spec string, o Options) (agent.Model, error) {
 
 func compatibleNames() []string {
 	var n []string
-	for _, k := range []string{"ollama", "lmstudio", "vllm", "llamacpp", "deepseek", "dashscope", "openrouter"} {
-		if _, ok := compatible[k]; ok {
-			n = append(n, k)
-		}
+	for _, c := range compatible {
+		n = append(n, c.name)
 	}
 	return n
 }

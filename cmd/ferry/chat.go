@@ -535,13 +535,16 @@ func promptArgs(ctx context.Context, cl *client.Client, name, rest string) (map[
 	return args, nil
 }
 
-var attachment = regexp.MustCompile(`@([A-Za-z0-9_.-]+):(\S+)`)
+// attachment finds the @SERVER:URI a chat line names. Compiled at the
+// first line of a chat rather than at package initialisation, which
+// every ferry command would pay for.
+var attachment = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`@([A-Za-z0-9_.-]+):(\S+)`) })
 
 // attach makes a message's parts: its text, then the contents of the
 // resources it names as @SERVER:URI.
 func (c *chat) attach(ctx context.Context, line string) ([]agent.Part, error) {
 	parts := []agent.Part{agent.Text(line)}
-	for _, m := range attachment.FindAllStringSubmatch(line, -1) {
+	for _, m := range attachment().FindAllStringSubmatch(line, -1) {
 		s, err := c.r.sess.Server(m[1])
 		if err != nil {
 			continue // not a server: an e-mail address, a handle
