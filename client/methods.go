@@ -250,16 +250,52 @@ func (c *Client) CallBorrowed(ctx context.Context, name string, args any, use fu
 // server's input requests are answered, and the call retried, as CallTool
 // does.
 func (c *Client) CallToolRaw(ctx context.Context, p *protocol.CallToolParams) (jsontext.Value, error) {
+	raw, _, err := c.callToolRaw(ctx, p)
+	return raw, err
+}
+
+// CallToolRawLent is [Client.CallToolRaw] for a caller that gives the
+// result's memory back once done with it: a gateway, once the result is
+// written to its own client. The result may be in memory the transport
+// lends (a large answer over stdio or Streamable HTTP); loan.Return gives
+// it back, after which neither the result nor anything that shares its
+// memory may be used. A caller that never calls Return leaves that memory
+// to the garbage collector, as CallToolRaw does.
+func (c *Client) CallToolRawLent(ctx context.Context, p *protocol.CallToolParams) (raw jsontext.Value, loan Loan, err error) {
+	raw, m, err := c.callToolRaw(ctx, p)
+	if err != nil || c.recycler == nil || m.Buffer == nil {
+		return raw, Loan{}, err
+	}
+	return raw, Loan{c.recycler, m}, nil
+}
+
+// A Loan is the memory of a result lent by the transport that read it
+// ([Client.CallToolRawLent]). The zero Loan lends nothing.
+type Loan struct {
+	r jsonrpc.Recycler
+	m *jsonrpc.Message
+}
+
+// Return gives the memory back to the transport, to read another answer
+// into. It is called once, by the one goroutine that holds the loan;
+// Return on the zero Loan does nothing.
+func (l Loan) Return() {
+	if l.m != nil {
+		l.r.Recycle(l.m)
+	}
+}
+
+func (c *Client) callToolRaw(ctx context.Context, p *protocol.CallToolParams) (jsontext.Value, *jsonrpc.Message, error) {
 	var args any
 	if len(p.Arguments) > 0 {
 		args = p.Arguments
 	}
-	res, _, err := callToolAs(c, ctx, p.Name, args, p.Meta, p.MRTRParams, p.Task,
+	res, m, err := callToolAs(c, ctx, p.Name, args, p.Meta, p.MRTRParams, p.Task,
 		func(r *rawResult) *protocol.ResultFields { return &r.ResultFields })
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return res.raw, nil
+	return res.raw, m, nil
 }
 
 func (c *Client) callTool(ctx context.Context, name string, args any, user protocol.Meta, mp protocol.MRTRParams, task *protocol.TaskMetadata) (*protocol.CallToolResult, *jsonrpc.Message, error) {

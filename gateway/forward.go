@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/jsonrpc"
@@ -199,7 +200,16 @@ func (f *front) callTool(ctx context.Context, req *server.Request) (any, error) 
 	}
 	uc := &UpstreamCall{Method: req.Method, Name: r.name, Meta: p.Meta}
 	return f.forward(ctx, req, l, uc, p.MRTRParams, func(ctx context.Context, c *client.Client, uc *UpstreamCall) (any, error) {
-		raw, err := c.CallToolRaw(ctx, &protocol.CallToolParams{Name: r.name, Arguments: p.Arguments, Meta: uc.Meta})
+		params := &protocol.CallToolParams{Name: r.name, Arguments: p.Arguments, Meta: uc.Meta}
+		var raw jsontext.Value
+		var loan client.Loan
+		var err error
+		slot := slotOf(ctx) // set for a legacy client's call (see lending)
+		if slot != nil {
+			raw, loan, err = c.CallToolRawLent(ctx, params)
+		} else {
+			raw, err = c.CallToolRaw(ctx, params)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -214,10 +224,19 @@ func (f *front) callTool(ctx context.Context, req *server.Request) (any, error) 
 		// The result goes on undecoded (passResult); the rare one it
 		// cannot splice is decoded and adapted.
 		if out, ok := f.passResult(req, raw); ok {
+			switch {
+			case loan == client.Loan{}:
+			case shares(out, raw):
+				slot.lend(out, loan) // given back once written (lentResult)
+			default:
+				loan.Return() // out is a copy
+			}
 			return out, nil
 		}
 		res := &protocol.CallToolResult{}
-		if err := json.Unmarshal(raw, res); err != nil {
+		err = json.Unmarshal(raw, res) // which copies what it keeps
+		loan.Return()
+		if err != nil {
 			return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "upstream %q: invalid tools/call result: %v", l.up.name, err)
 		}
 		result(req, &res.ResultFields)

@@ -91,6 +91,11 @@ type Options struct {
 
 	// Middleware wraps the serving of every client request of every
 	// endpoint, outside the gateway's forwarding (metrics, traces, logs).
+	// A tools/call result passed on undecoded (a jsontext.Value) may be
+	// in memory lent by the upstream's transport, which reads another
+	// answer into it once the result is written to the client: middleware
+	// (and Upstream, with UpstreamCall.Result) reads it during the call
+	// and copies what it keeps.
 	Middleware []server.Middleware
 	// Upstream, when set, wraps every request the gateway sends to a
 	// server, as Middleware wraps those it gets: observability starts a

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -18,8 +19,10 @@ import (
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/config"
 	"github.com/ferrymcp/ferry/host"
+	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/transport/sse"
+	"github.com/ferrymcp/ferry/transport/stdio"
 	"github.com/ferrymcp/ferry/transport/streamable"
 )
 
@@ -907,5 +910,69 @@ func TestSSESessionBoundToCaller(t *testing.T) {
 		}
 		cancel()
 		resp.Body.Close()
+	}
+}
+
+// countingRecycler is a stdio upstream that counts the answers given back
+// to it (jsonrpc.Recycler); embedding keeps the stream's other methods.
+type countingRecycler struct {
+	*stdio.ClientStream
+	n *atomic.Int64
+}
+
+func (s countingRecycler) Recycle(m *jsonrpc.Message) {
+	if m.Buffer != nil {
+		s.n.Add(1)
+	}
+	s.ClientStream.Recycle(m)
+}
+
+// Large answers of a stdio upstream are passed on in memory the reader
+// lends, and given back once written to their clients: with 16 clients
+// at once, each echo of 64 KiB (a different one every call) comes back
+// whole, whatever the others' answers are read into, and (under the race
+// detector) no answer is read while the reader writes another into its
+// memory. Stateless clients' answers, which are not lent, go alongside.
+func TestLargeAnswersLentAndGivenBack(t *testing.T) {
+	var given atomic.Int64
+	cfg := child(t, "a")
+	_, url := start(t, []*config.Server{cfg}, &Options{Prefix: "never", Host: host.Options{
+		Transport: func(ctx context.Context, s *config.Server) (jsonrpc.Stream, error) {
+			cs, err := (&stdio.Command{Path: s.Command, Env: s.Env}).Connect(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return countingRecycler{cs, &given}, nil
+		},
+	}})
+	ctx := ctxT(t)
+	const clients, calls = 16, 12
+	var wg sync.WaitGroup
+	for i := range clients {
+		era := eras[0]
+		if i%4 == 3 {
+			era = eras[1]
+		}
+		c := connect(t, url+"/mcp", era.version, nil)
+		wg.Go(func() {
+			for n := range calls {
+				head := fmt.Sprintf("client %d call %d ", i, n)
+				msg := head + strings.Repeat(string(rune('a'+(i+n)%26)), 64<<10-len(head))
+				res, err := c.Call(ctx, "echo", map[string]string{"message": msg})
+				if err != nil {
+					t.Errorf("client %d: %v", i, err)
+					return
+				}
+				if got := res.Content[0].Text; got != msg {
+					t.Errorf("client %d call %d: got %d bytes starting %q, want %d starting %q", i, n, len(got), got[:min(len(got), 30)], len(msg), head)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	// The legacy clients' answers went back to the reader, every one.
+	if got, want := given.Load(), int64(clients-clients/4)*calls; got != want {
+		t.Errorf("%d answers given back to the upstream's reader, want %d", got, want)
 	}
 }

@@ -149,6 +149,19 @@ func (s *ClientStream) exitError() *ExitError {
 	return e
 }
 
+// Recycle takes back the memory of a long message (one of 16 KiB or
+// more; shorter ones share a buffer with others and have no Buffer) once
+// its reader is done with it ([jsonrpc.Recycler]): the next long message
+// is read into it. A gateway passing large answers on gives each back
+// once it is written to its client, and the answers then make no garbage
+// for the collector.
+func (s *ClientStream) Recycle(m *jsonrpc.Message) {
+	if b := m.Buffer; b != nil {
+		m.Buffer = nil
+		s.lr.lend.put(b)
+	}
+}
+
 // InterruptRead implements [jsonrpc.ReadInterrupter].
 func (s *ClientStream) InterruptRead() { s.out.interrupt() }
 

@@ -176,6 +176,7 @@ func (c *Command) Connect(ctx context.Context) (*ClientStream, error) {
 	}
 	s.out = &stdoutReader{f: outR}
 	s.lr = newLineReader(s.out, c.Limits)
+	s.lr.lend = &lender{} // see ClientStream.Recycle
 	s.lr.nonJSON = func(line []byte) {
 		if len(line) > 200 {
 			line = line[:200]

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"slices"
+	"sync"
 
 	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 	"github.com/ferrymcp/ferry/internal/rawbuf"
@@ -18,6 +19,9 @@ const (
 	chunkSize = 256 << 10
 	// maxStage bounds the staging buffer kept between long lines.
 	maxStage = 1 << 20
+	// maxLent bounds the lines whose memory is taken back: larger ones
+	// are rare, and a pool must not pin megabytes between collections.
+	maxLent = 1 << 20
 )
 
 // lineReader splits newline-delimited JSON-RPC messages and decodes them.
@@ -50,6 +54,47 @@ type lineReader struct {
 	dropHead   []byte // the start of the line being dropped, to find its id
 	dropTail   []byte // its end so far, likewise
 	stage      []byte // where the end of a long line is read; see readLong
+
+	// lend, when set, lends the long lines (a sixteenth of a chunk or
+	// more, 16 KiB): each is copied into memory lend takes back once its
+	// message is done with (see [ClientStream.Recycle]), and lent is that
+	// memory for the line next returned. The copy costs less than the
+	// garbage a long line makes otherwise (the collector runs as often as
+	// bytes are allocated), or than the chunk it would fill; shorter
+	// lines stay where they were read, many to a chunk. A line left in the chunk pins it: pinned tells
+	// whether one was returned from the current chunk, which may be read
+	// into again from its start only while none was.
+	lend   *lender
+	lent   []byte
+	pinned bool
+}
+
+// lender keeps the memory of lent lines given back, for the next ones.
+// Its pool is the stream's own: the messages of one server are alike in
+// size. Buffers given back are reused by whoever reads next, and the
+// collector empties the pool of those that wait too long, so that an
+// idle stream holds none.
+type lender struct{ pool sync.Pool }
+
+// get returns memory for a line of n bytes, whose contents are
+// undefined: one given back if it is large enough (one too small is
+// dropped, so that the pool holds the sizes this server sends), else new.
+func (l *lender) get(n int) []byte {
+	if n <= maxLent {
+		if h, ok := l.pool.Get().(*[]byte); ok && cap(*h) >= n {
+			return (*h)[:n]
+		}
+	}
+	return rawbuf.Make(n)
+}
+
+// put takes back b, to which nothing refers any more.
+func (l *lender) put(b []byte) {
+	if cap(b) == 0 || cap(b) > maxLent {
+		return
+	}
+	b = b[:0]
+	l.pool.Put(&b)
 }
 
 func newLineReader(r io.Reader, lim jsonrpc.Limits) *lineReader {
@@ -65,7 +110,16 @@ func (lr *lineReader) read() (*jsonrpc.Message, error) {
 			return nil, err
 		}
 		if line != nil {
-			return jsonrpc.Decode(line, lr.lim)
+			m, err := jsonrpc.Decode(line, lr.lim)
+			if lr.lent != nil {
+				if err == nil {
+					m.Buffer = lr.lent // the stream's to take back (Recycle)
+				}
+				// A message that did not decode is left to the
+				// collector with its memory: the error may refer to it.
+				lr.lent = nil
+			}
+			return m, err
 		}
 	}
 }
@@ -87,7 +141,7 @@ func (lr *lineReader) next() ([]byte, error) {
 				lr.discarding, lr.discarded = false, 0
 				return nil, lr.tooLarge(n, keepTail(lr.dropTail, line))
 			}
-			return lr.accept(trimCR(line))
+			return lr.hand(line)
 		}
 		lr.scan = lr.end
 		if lr.beforeWait != nil {
@@ -118,7 +172,7 @@ func (lr *lineReader) next() ([]byte, error) {
 				return nil, lr.tooLarge(lr.discarded, lr.dropTail)
 			case partial > 0:
 				// A last line without a newline still counts.
-				return lr.accept(trimCR(lr.buf[lr.end-partial : lr.end]))
+				return lr.hand(lr.buf[lr.end-partial : lr.end])
 			}
 			return nil, lr.readErr
 		}
@@ -127,16 +181,24 @@ func (lr *lineReader) next() ([]byte, error) {
 			lr.start, lr.scan, lr.end = lr.reuse, lr.reuse, lr.reuse
 		}
 		if lr.end == len(lr.buf) {
-			if !lr.discarding && partial >= lr.chunk/16 { // a long line
+			unpinned := !lr.pinned && len(lr.buf) > 0 && partial < len(lr.buf)
+			if !lr.discarding && partial >= lr.chunk/16 && !unpinned { // a long line
 				if line, done, err := lr.readLong(limit); done {
 					return line, err
 				}
 				continue
 			}
 			lr.reuse = 0
-			nb := rawbuf.Make(lr.chunk) // read into before it is looked at
-			copy(nb, lr.buf[lr.start:lr.end])
-			lr.buf, lr.start, lr.scan, lr.end = nb, 0, partial, partial
+			if unpinned {
+				// No line returned refers to this chunk (the long ones
+				// were lent): what is left of it moves to its start.
+				copy(lr.buf, lr.buf[lr.start:lr.end])
+			} else {
+				nb := rawbuf.Make(lr.chunk) // read into before it is looked at
+				copy(nb, lr.buf[lr.start:lr.end])
+				lr.buf, lr.pinned = nb, false
+			}
+			lr.start, lr.scan, lr.end = 0, partial, partial
 		}
 		n, err := lr.r.Read(lr.buf[lr.end:])
 		lr.end += n
@@ -201,12 +263,24 @@ func (lr *lineReader) readLong(limit int) (line []byte, done bool, err error) {
 			nl += k
 			stage, rest = stage[:nl], stage[nl+1:]
 		}
-		line := rawbuf.Make(len(head) + len(stage))
+		var line []byte
+		if lr.lend != nil {
+			line = lr.lend.get(len(head) + len(stage))
+		} else {
+			line = rawbuf.Make(len(head) + len(stage))
+		}
 		copy(line[copy(line, head):], stage)
 		lr.resume(s, rest)
 		lr.readErr = rerr
-		line, err := lr.accept(trimCR(line))
-		return line, true, err
+		out, err := lr.accept(trimCR(line))
+		if lr.lend != nil {
+			if out != nil && err == nil {
+				lr.lent = line
+			} else {
+				lr.lend.put(line) // nothing refers to it: accept copies what it keeps
+			}
+		}
+		return out, true, err
 	}
 }
 
@@ -277,7 +351,7 @@ func (lr *lineReader) skipBanner() {
 		}
 		if lr.end == len(lr.buf) {
 			if len(lr.buf)-base < 4<<10 {
-				lr.buf, base = rawbuf.Make(lr.chunk), 0
+				lr.buf, base, lr.pinned = rawbuf.Make(lr.chunk), 0, false
 			}
 			lr.start, lr.scan, lr.end = base, base, base
 		}
@@ -287,6 +361,24 @@ func (lr *lineReader) skipBanner() {
 			lr.readErr = err
 		}
 	}
+}
+
+// hand returns a whole line found in the chunk, once accepted: lent
+// when it is long and the reader lends (a copy in memory of its own),
+// else where it is, and the chunk is then never written again.
+func (lr *lineReader) hand(raw []byte) ([]byte, error) {
+	line, err := lr.accept(trimCR(raw))
+	if line == nil || err != nil {
+		return line, err
+	}
+	if lr.lend != nil && len(line) >= lr.chunk/16 {
+		b := lr.lend.get(len(line))
+		copy(b, line)
+		lr.lent = b
+		return b[:len(line):len(line)], nil
+	}
+	lr.pinned = true
+	return line, nil
 }
 
 // accept checks a whole line. The line stays where it was read: its

@@ -8,8 +8,10 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/ferrymcp/ferry/internal/racecheck"
 	"github.com/ferrymcp/ferry/jsonrpc"
 )
 
@@ -312,44 +314,66 @@ func FuzzLineReader(f *testing.F) {
 		if !ok {
 			return
 		}
-		lr := newLineReader(&pieceReader{data: bytes.Clone(input), sizes: sizes, errEOF: errEOF}, jsonrpc.Limits{MaxSize: int(max)})
-		lr.chunk = int(chunk)
-		if banners {
-			lr.nonJSON = func([]byte) {}
-		}
-		var got []string
-		var lines [][]byte // as handed out, to be checked again at the end
-		for range len(input) + 2 {
-			line, err := lr.next()
-			if err == io.EOF {
-				break
-			}
-			var de *jsonrpc.DecodeError
-			switch {
-			case errors.As(err, &de):
-				var n int
-				fmt.Sscanf(de.Error(), "message of %d bytes", &n)
-				got = append(got, fmt.Sprintf("too large: %d", n))
-			case err != nil:
-				t.Fatalf("next: %v", err)
-			case line != nil:
-				got = append(got, string(line))
-				lines = append(lines, line)
-			}
-		}
-		if !slices.Equal(got, want) {
-			t.Fatalf("got %q\nwant %q", got, want)
-		}
-		i := 0
-		for _, w := range want {
-			if !strings.HasPrefix(w, "too large") {
-				if string(lines[i]) != w {
-					t.Fatalf("line %d changed to %q after later reads, was %q", i, lines[i], w)
-				}
-				i++
-			}
+		for _, lend := range []bool{false, true} {
+			checkLines(t, input, want, int(max), chunk, sizes, errEOF, banners, lend)
 		}
 	})
+}
+
+// checkLines reads input as FuzzLineReader does: when lend, long lines
+// are lent, and every other one given back at once (not to be checked at
+// the end, as its memory is read into again).
+func checkLines(t *testing.T, input []byte, want []string, max int, chunk uint8, sizes []byte, errEOF, banners, lend bool) {
+	lr := newLineReader(&pieceReader{data: bytes.Clone(input), sizes: sizes, errEOF: errEOF}, jsonrpc.Limits{MaxSize: max})
+	lr.chunk = int(chunk)
+	if banners {
+		lr.nonJSON = func([]byte) {}
+	}
+	if lend {
+		lr.lend = &lender{}
+	}
+	var got []string
+	var lines [][]byte // as handed out, to be checked again at the end
+	var kept []string  // what they were
+	given := 0
+	for range len(input) + 2 {
+		line, err := lr.next()
+		if err == io.EOF {
+			break
+		}
+		var de *jsonrpc.DecodeError
+		switch {
+		case errors.As(err, &de):
+			var n int
+			fmt.Sscanf(de.Error(), "message of %d bytes", &n)
+			got = append(got, fmt.Sprintf("too large: %d", n))
+		case err != nil:
+			t.Fatalf("next: %v", err)
+		case line != nil:
+			got = append(got, string(line))
+			if lr.lent != nil {
+				if &lr.lent[0] != &line[0] {
+					t.Fatalf("line %q is not in the memory lent with it", line)
+				}
+				b := lr.lent
+				lr.lent = nil
+				if given++; given%2 == 1 {
+					lr.lend.put(b)
+					continue
+				}
+			}
+			lines = append(lines, line)
+			kept = append(kept, string(line))
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("lend %v: got %q\nwant %q", lend, got, want)
+	}
+	for i, l := range lines {
+		if string(l) != kept[i] {
+			t.Fatalf("lend %v: line %d changed to %q after later reads, was %q", lend, i, l, kept[i])
+		}
+	}
 }
 
 // A long line costs its own size and no more: not a part of a chunk left
@@ -376,5 +400,129 @@ func TestLineReaderLongLinesExactSize(t *testing.T) {
 	const page = 8 << 10 // the runtime's unit for large objects
 	if max := float64((len(line)+page-1)/page*page) * 1.02; perLine > max {
 		t.Errorf("%.0f bytes allocated per %d-byte line, want at most %.0f", perLine, len(line), max)
+	}
+}
+
+// lentLine is the i-th line of TestLentLinesNotReusedWhileHeld: a
+// notification of n bytes whose params are the byte 'a'+i%26 over and
+// over, so that a line overwritten by another shows.
+func lentLine(i, n int) string {
+	s := `{"jsonrpc":"2.0","method":"m","params":{"p":""}}`
+	fill := strings.Repeat(string(rune('a'+i%26)), n-len(s))
+	return strings.Replace(s, `""`, `"`+fill+`"`, 1)
+}
+
+// A lent line's memory is read into again only once it is given back:
+// messages held by other goroutines, as a gateway's answers are until
+// written to their clients, keep their bytes while the reader goes on,
+// and (under the race detector) no read of a held message races with a
+// write of the reader.
+func TestLentLinesNotReusedWhileHeld(t *testing.T) {
+	const lines, workers = 400, 8
+	pr, pw := io.Pipe()
+	go func() {
+		for i := range lines {
+			n := 20 << 10
+			if i%3 == 0 {
+				n = 70 << 10 // and some over the room left in the chunk
+			}
+			if i%5 == 0 && i < lines/4 {
+				// A short line pins its chunk; the chunks after the
+				// last are read into again from their start.
+				io.WriteString(pw, note("short")+"\n")
+			}
+			io.WriteString(pw, lentLine(i, n)+"\n")
+		}
+		pw.Close()
+	}()
+	lr := newLineReader(pr, jsonrpc.Limits{})
+	lr.lend = &lender{}
+	type held struct {
+		m *jsonrpc.Message
+		i int
+	}
+	work := make(chan held)
+	errs := make(chan error, workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for h := range work {
+				want := lentLine(h.i, len(h.m.Params)+len(`{"jsonrpc":"2.0","method":"m","params":}`))
+				for range 3 {
+					if string(h.m.Params) != want[len(`{"jsonrpc":"2.0","method":"m","params":`):len(want)-1] {
+						errs <- fmt.Errorf("line %d changed while held", h.i)
+						return
+					}
+					runtime.Gosched()
+				}
+				if h.m.Buffer == nil {
+					errs <- fmt.Errorf("line %d of %d bytes was not lent", h.i, len(h.m.Params))
+					return
+				}
+				buf := h.m.Buffer
+				h.m.Buffer = nil
+				lr.lend.put(buf) // as ClientStream.Recycle does
+			}
+		})
+	}
+	i := 0
+	for {
+		m, err := lr.read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Method == "short" {
+			if m.Buffer != nil {
+				t.Fatal("a short line was lent")
+			}
+			continue
+		}
+		work <- held{m, i}
+		i++
+	}
+	close(work)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if i != lines {
+		t.Errorf("read %d lines, want %d", i, lines)
+	}
+}
+
+// Long lines read by a lending reader and given back cost no memory of
+// their own: their buffers go round.
+func TestLentLinesAreReused(t *testing.T) {
+	if racecheck.Enabled {
+		t.Skip("the race detector makes sync.Pool drop what it is given")
+	}
+	line := []byte(padded("echo", 64<<10+100) + "\n")
+	lr := newLineReader(&repeatReader{line: line}, jsonrpc.Limits{})
+	lr.lend = &lender{}
+	read := func() {
+		m, err := lr.read()
+		if err != nil || m.Buffer == nil {
+			t.Fatalf("read: %v, lent %v", err, m != nil && m.Buffer != nil)
+		}
+		b := m.Buffer
+		m.Buffer = nil
+		lr.lend.put(b)
+	}
+	for range 10 {
+		read()
+	}
+	var before, after runtime.MemStats
+	const n = 200
+	runtime.ReadMemStats(&before)
+	for range n {
+		read()
+	}
+	runtime.ReadMemStats(&after)
+	if perLine := (after.TotalAlloc - before.TotalAlloc) / n; perLine > 4<<10 {
+		t.Errorf("%d bytes allocated per %d-byte line given back, want less than 4 KiB", perLine, len(line))
 	}
 }

@@ -1,0 +1,122 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"unsafe"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ferrymcp/ferry/client"
+	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/server"
+)
+
+// A large tools/call result is passed on in the memory its upstream's
+// transport read it into, lent (client.CallToolRawLent), and given back
+// once it has been encoded for the client, so that answers of 64 KiB make
+// no garbage: at that size the collector is a large part of the
+// gateway's cost. The loan goes from the forwarding (callTool) to the
+// outermost middleware (lending) in a loanSlot: the middleware in
+// between (metrics, traces) sees the result as the raw JSON it is, and
+// only what the endpoint's server encodes is a lentResult.
+
+// lendKey finds the loanSlot in a request's context.
+type lendKey struct{}
+
+// loanSlot is the context of a legacy client's tools/call below the
+// lending middleware, and where its forwarding leaves a loan: the result
+// it returned, and the loan of the memory that result is in.
+type loanSlot struct {
+	context.Context
+	out  jsontext.Value
+	loan client.Loan
+}
+
+func (s *loanSlot) Value(key any) any {
+	if key == (lendKey{}) {
+		return s
+	}
+	return s.Context.Value(key)
+}
+
+// slotOf returns the loanSlot of ctx, nil when its request's result
+// cannot be lent.
+func slotOf(ctx context.Context) *loanSlot {
+	s, _ := ctx.Value(lendKey{}).(*loanSlot)
+	return s
+}
+
+// lend records that out, the result the forwarding returns, is in the
+// memory of loan.
+func (s *loanSlot) lend(out jsontext.Value, loan client.Loan) {
+	s.out, s.loan = out, loan
+}
+
+// lending is the middleware, outside all others, that makes the result
+// of a legacy client's tools/call a lentResult when its forwarding lent
+// it. A stateless client's tools/call may be answered over several
+// requests (see forward), and is not lent. A result the middleware in
+// between replaced is not either: the lent memory is then left to the
+// collector, as something may still refer to it.
+func lending(next server.MethodHandler) server.MethodHandler {
+	return func(ctx context.Context, req *server.Request) (any, error) {
+		if req.Method != protocol.MethodToolsCall || req.Stateless() {
+			return next(ctx, req)
+		}
+		slot := &loanSlot{Context: ctx}
+		res, err := next(slot, req)
+		if slot.out == nil || err != nil {
+			return res, err
+		}
+		if raw, ok := res.(jsontext.Value); ok && same(raw, slot.out) {
+			return &lentResult{raw: raw, loan: slot.loan}, nil
+		}
+		return res, nil
+	}
+}
+
+// lentResult is a result in lent memory: encoded for the client, it gives
+// that memory back. The endpoint's server encodes a result once, into
+// the reply it writes (with AppendJSON: the jsonrpc encoder's
+// jsonfast.Appender); a result never encoded (its request cancelled)
+// leaves its memory to the collector.
+type lentResult struct {
+	raw  jsontext.Value
+	loan client.Loan
+}
+
+// errEncodedTwice would report a lentResult encoded a second time, when
+// its memory may already hold another answer.
+var errEncodedTwice = errors.New("gateway: a lent tools/call result was encoded twice")
+
+// AppendJSON appends the result to b and gives its memory back.
+func (r *lentResult) AppendJSON(b []byte) ([]byte, error) {
+	if r.raw == nil {
+		return b, errEncodedTwice
+	}
+	b = append(b, r.raw...)
+	r.raw = nil
+	r.loan.Return()
+	return b, nil
+}
+
+// MarshalJSON is AppendJSON for encoders that do not look for it.
+func (r *lentResult) MarshalJSON() ([]byte, error) {
+	return r.AppendJSON(nil)
+}
+
+// same reports whether a and b are the same bytes in memory.
+func same(a, b []byte) bool {
+	return len(a) == len(b) && unsafe.SliceData(a) == unsafe.SliceData(b)
+}
+
+// shares reports whether b lies in the memory of raw.
+func shares(b, raw []byte) bool {
+	if len(b) == 0 || len(raw) == 0 {
+		return false
+	}
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(raw)))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return start <= p && p < start+uintptr(len(raw))
+}
