@@ -121,6 +121,30 @@ func TestCloseStopsWhatLeftTheGroup(t *testing.T) {
 	}
 }
 
+// TestCloseStopsOrphanHoldingPipes: a process that left the server's
+// group and whose parent exited (so that it no longer descends from the
+// server) is found by the server's pipes it holds, and stopped by Close.
+// The scan looks only at processes no older than the server; this one is
+// younger, and must not be missed.
+func TestCloseStopsOrphanHoldingPipes(t *testing.T) {
+	lines := make(lineCollector, 16)
+	s := connect(t, &Command{Path: "/bin/sh", Args: []string{"-c", `(setsid sh -c 'echo "stray $$" >&2; exec sleep 300' &); exec cat`}, Stderr: lines,
+		CloseTimeout: 200 * time.Millisecond, TermTimeout: 200 * time.Millisecond})
+	line := waitLine(t, lines, "stray")
+	pid, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, "stray")))
+	if err != nil {
+		t.Fatalf("%q: %v", line, err)
+	}
+	defer syscall.Kill(pid, syscall.SIGKILL) // when the test fails
+	if !alive(pid) {
+		t.Fatalf("the stray %d is not running", pid)
+	}
+	s.Close()
+	if alive(pid) {
+		t.Errorf("process %d, an orphan holding the server's pipes, survived Close", pid)
+	}
+}
+
 // sessionLeaders returns pid and its children that lead a session of
 // their own.
 func sessionLeaders(pid int) []int {

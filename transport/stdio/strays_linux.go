@@ -16,12 +16,22 @@ import (
 // and its start time, so that a pid reused meanwhile is not signalled.
 type strays struct {
 	server int
-	pipes  map[uint64]bool // inodes of the server's stdin, stdout, stderr
-	found  map[int]uint64  // pid: start time
+	// since is the server's start time (0 if unknown): a process that
+	// started before it can neither descend from it nor have inherited
+	// its pipes, so scan looks no further at it. That spares reading
+	// the fds of every process of the machine: with 90 processes
+	// running, that reading cost a "ferry tools" 10 ms of CPU (of 23)
+	// and 0.9 MB of its peak memory.
+	since uint64
+	pipes map[uint64]bool // inodes of the server's stdin, stdout, stderr
+	found map[int]uint64  // pid: start time
 }
 
 func newStrays(pid int, files ...*os.File) *strays {
 	st := &strays{server: pid, pipes: map[uint64]bool{}, found: map[int]uint64{}}
+	if s, ok := readStat(pid); ok {
+		st.since = s.start
+	}
 	for _, f := range files {
 		if fi, err := f.Stat(); err == nil {
 			if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
@@ -40,18 +50,38 @@ type procStat struct {
 }
 
 func readStat(pid int) (procStat, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	// Read into a buffer of the stack, not with os.ReadFile: scan reads
+	// the stat of every process of the machine, twice per server.
+	fd, err := syscall.Open("/proc/"+strconv.Itoa(pid)+"/stat", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return procStat{}, false
 	}
+	// The line is some 300 bytes, whatever the comm (16 bytes at most).
+	var buf [1024]byte
+	n, err := syscall.Read(fd, buf[:])
+	syscall.Close(fd)
+	if err != nil || n <= 0 {
+		return procStat{}, false
+	}
 	// "pid (comm) state ppid pgrp ... starttime(22)", comm may hold anything.
+	b := buf[:n]
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
 		return procStat{}, false
 	}
-	f := bytes.Fields(b[i+1:])
-	if len(f) < 20 {
-		return procStat{}, false
+	// f are the fields after comm: state(3) to starttime(22).
+	var f [20][]byte
+	rest := b[i+1:]
+	for k := range f {
+		rest = bytes.TrimLeft(rest, " ")
+		end := bytes.IndexByte(rest, ' ')
+		if end < 0 {
+			end = len(rest)
+		}
+		if end == 0 {
+			return procStat{}, false
+		}
+		f[k], rest = rest[:end], rest[end:]
 	}
 	ppid, _ := strconv.Atoi(string(f[1]))
 	pgrp, _ := strconv.Atoi(string(f[2]))
@@ -74,7 +104,7 @@ func (st *strays) scan() {
 		if err != nil || pid == os.Getpid() {
 			continue
 		}
-		if s, ok := readStat(pid); ok && !s.zombie {
+		if s, ok := readStat(pid); ok && !s.zombie && s.start >= st.since {
 			stats[pid] = s
 		}
 	}
