@@ -1,6 +1,6 @@
 module github.com/ferrymcp/ferry/bench/client
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/ferrymcp/ferry v0.0.0
@@ -10,7 +10,7 @@ require (
 require (
 	github.com/go-json-experiment/json v0.0.0-20260820222146-c27c302e5fc3 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
-	golang.org/x/sys v0.41.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
 )
 
 replace (
