@@ -101,6 +101,7 @@ func cmdServe(o *cli) error {
 		log.Warn("listening beyond loopback without authentication", "addr", ln.Addr().String())
 	}
 
+	defer tuneGC(os.Getenv)() // see gcHeadroom
 	opts := &gateway.Options{
 		Info:                protocol.Implementation{Name: "ferry-gateway", Version: version},
 		Prefix:              host.PrefixMode(o.prefix),
