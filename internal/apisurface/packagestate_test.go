@@ -1,0 +1,179 @@
+package apisurface_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// corePackages are the folders whose package-level variables are held to
+// reviewedState: the core the guide names and what it is built on.
+var corePackages = []string{"jsonrpc", "protocol", "server", "client", "transport", "jsonschema", "internal"}
+
+// reviewedState is every package-level variable of the core packages,
+// with why it is no state that one Server, Client or Conn could see
+// another change. Sentinel errors and reflect.TypeFor values are left out.
+// A new variable fails TestPackageStateReviewed until it is added here
+// with its reason (the streamable headers cache, keyed by an unsafe
+// pointer and never emptied, was such a variable; 82241e6 removed it).
+var reviewedState = map[string]string{
+	// Constant tables, built once, only read.
+	"protocol.levelRank":                 "table",
+	"protocol.methodNames":               "table",
+	"protocol.supportedVersions":         "table, handed out as copies",
+	"protocol.legacyVersions":            "table, handed out as copies",
+	"protocol.statelessVersions":         "table, handed out as copies",
+	"server.servedMethods":               "table",
+	"transport/sse.bom":                  "table",
+	"transport/stdio.newline":            "table",
+	"transport/httperr.entities":         "a strings.Replacer, safe for concurrent use",
+	"jsonschema.pow10":                   "table",
+	"jsonschema.anyNode":                 "table: the schema that accepts anything",
+	"jsonschema.typeBits":                "table",
+	"jsonschema.jsonMethodTypes":         "table",
+	"jsonschema.keywords":                "table",
+	"jsonschema.keywordIndex":            "table",
+	"jsonschema/full.printer":            "a message.Printer for English numbers, only read",
+	"internal/jsonfast.needsLook":        "table",
+	"internal/jsonfast.vectorPlain":      "CPU feature, set at start",
+	"internal/jsonfast.avx2Plain":        "CPU feature, set at start",
+	"internal/jsonfast.avx2Min":          "CPU feature, set at start",
+	"jsonrpc.turnParked":                 "a marker value, compared by address",
+	"jsonrpc.dropped":                    "a marker value, compared by address",
+	"transport/streamable.defaultClient": "the http.Client used when none is given; safe for concurrent use",
+	"internal/leakcheck.Timeout":         "a test helper's constant",
+	// Pools of buffers: what they hold belongs to no one between uses.
+	"jsonrpc.appendWriters":         "sync.Pool",
+	"transport/memory.encodeBufs":   "sync.Pool",
+	"transport/stdio.wires":         "sync.Pool",
+	"transport/streamable.bodyBufs": "sync.Pool",
+	"transport/streamable.bufs":     "sync.Pool",
+	"jsonschema.statePool":          "sync.Pool",
+	// Caches keyed by Go type, as encoding/json's: bounded by the types of
+	// the program, each entry computed from its type alone.
+	"jsonschema.inferCache":   "type-keyed cache",
+	"internal/jsonfast.plans": "type-keyed cache",
+	// Written once, at init, by ferry's own packages before any message
+	// is decoded or served; only read after (see internal/jsonrpcapi).
+	"jsonrpc.sniff":                     "set by protocol's init",
+	"jsonrpc.interned":                  "set by protocol's init",
+	"internal/jsonrpcapi.Member":        "set by jsonrpc's init",
+	"internal/jsonrpcapi.InternMethods": "set by jsonrpc's init",
+	"internal/jsonrpcapi.Sniff":         "set by jsonrpc's init",
+	"internal/jsonrpcapi.Unquote":       "set by jsonrpc's init",
+	"internal/jsonrpcapi.MaxSize":       "set by jsonrpc's init",
+	"internal/jsonrpcapi.TooLarge":      "set by jsonrpc's init",
+	"internal/jsonrpcapi.TooLargeID":    "set by jsonrpc's init",
+	"internal/jsonrpcapi.engine":        "set by jsonrpc's init",
+	"internal/serverapi.server":         "set by server's init",
+	"server.rpc":                        "the engine's functions, read at init",
+	"client.rpc":                        "the engine's functions, read at init",
+	"transport/stdio.rpc":               "the engine's functions, read at init",
+	"transport/streamable.rpc":          "the engine's functions, read at init",
+	"transport/sse.srv":                 "the server's functions, read at init",
+	"transport/streamable.srv":          "the server's functions, read at init",
+}
+
+// TestPackageStateReviewed: no package-level variable enters the core
+// packages unreviewed (issue 18: "no package-level mutable state").
+func TestPackageStateReviewed(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	fset := token.NewFileSet()
+	for _, dir := range corePackages {
+		err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				if d.Name() == "testdata" {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return nil
+			}
+			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(root, filepath.Dir(path))
+			for _, name := range packageVars(f) {
+				seen[filepath.ToSlash(rel)+"."+name] = true
+			}
+			return nil
+		})
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+	for _, v := range slices.Sorted(maps.Keys(seen)) {
+		if reviewedState[v] == "" {
+			t.Errorf("%s: a package-level variable nobody reviewed: state shared by every Server, Client and Conn of the process? Make it a field, or add it to reviewedState with why it is safe", v)
+		}
+	}
+	for v := range reviewedState {
+		if !seen[v] {
+			t.Errorf("%s is in reviewedState but no longer in the source: take it out", v)
+		}
+	}
+}
+
+// packageVars returns the names of f's package-level variables, except
+// those that hold a sentinel error or a reflect.Type.
+func packageVars(f *ast.File) []string {
+	var names []string
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.VAR {
+			continue
+		}
+		for _, s := range g.Specs {
+			vs := s.(*ast.ValueSpec)
+			for i, n := range vs.Names {
+				if n.Name == "_" || (i < len(vs.Values) && isImmutableValue(vs.Values[i])) {
+					continue
+				}
+				names = append(names, n.Name)
+			}
+		}
+	}
+	return names
+}
+
+// isImmutableValue reports whether e is errors.New(...), fmt.Errorf(...)
+// or reflect.TypeFor[T]().
+func isImmutableValue(e ast.Expr) bool {
+	c, ok := e.(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	fun := c.Fun
+	if ix, ok := fun.(*ast.IndexExpr); ok {
+		fun = ix.X
+	}
+	sel, ok := fun.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	if !ok {
+		return false
+	}
+	switch pkg.Name + "." + sel.Sel.Name {
+	case "errors.New", "fmt.Errorf", "reflect.TypeFor":
+		return true
+	}
+	return false
+}
