@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"io"
 	"net"
 	"net/http"
@@ -191,5 +192,42 @@ func TestTraceFileStdout(t *testing.T) {
 	}
 	if _, err := os.Stat("-"); err == nil {
 		t.Error(`a file named "-" was written`)
+	}
+}
+
+// TestCommandHelp: "ferry NAME --help" and "ferry help NAME" print that
+// command's own page: its usage line, its summary, an example, and the
+// flags it declares, not the global page (issue 19, item 6; at a12c33f
+// every subcommand's --help printed the same global page).
+func TestCommandHelp(t *testing.T) {
+	_, global, _, _ := runBin(t, "--help")
+	for _, c := range commands {
+		t.Run(c.name, func(t *testing.T) {
+			words := strings.Fields(c.name)
+			for _, args := range [][]string{append(words, "--help"), append([]string{"help"}, words...)} {
+				code, out, errOut, _ := runBin(t, args...)
+				if code != 0 || out == global {
+					t.Fatalf("%q: exit %d, the global page %v; stderr %q", args, code, out == global, errOut)
+				}
+				summary := strings.ToUpper(c.summary[:1]) + c.summary[1:]
+				want := []string{"Usage: ferry " + c.name, summary, "Example:\n", "ferry " + c.name}
+				fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+				if c.setup != nil {
+					c.setup(fs, &cli{})
+				}
+				fs.VisitAll(func(f *flag.Flag) {
+					if len(f.Name) == 1 {
+						want = append(want, "-"+f.Name)
+					} else {
+						want = append(want, "--"+f.Name)
+					}
+				})
+				for _, w := range want {
+					if !strings.Contains(out, w) {
+						t.Errorf("%q: no %q in\n%s", args, w, out)
+					}
+				}
+			}
+		})
 	}
 }
