@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -229,5 +230,28 @@ func TestConnectEndsAtDeadline(t *testing.T) {
 			t.Errorf("%s: the server survived", script)
 			syscall.Kill(-s.Pid(), syscall.SIGKILL)
 		}
+	}
+}
+
+// TestCloseSparesOurOtherChildren: a process this one started that holds
+// the server's pipes (as a child does between fork and exec, with a copy
+// of every descriptor; here for as long as it runs) is another server of
+// ours, not a stray: Close leaves it running. Before, the scan took it for
+// a stray, and a server that started while another closed could be
+// killed before its exec (host's TestStdioStartFailure failed about once
+// in 100 runs with "exited (signal: terminated)").
+func TestCloseSparesOurOtherChildren(t *testing.T) {
+	s := connect(t, &Command{Path: "/bin/sh", Args: []string{"-c", "exec cat"},
+		CloseTimeout: 200 * time.Millisecond, TermTimeout: 200 * time.Millisecond})
+	other := exec.Command("sleep", "300")
+	other.ExtraFiles = []*os.File{s.stdin, s.stdout}
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer other.Wait()
+	defer other.Process.Kill()
+	s.Close()
+	if !alive(other.Process.Pid) {
+		t.Errorf("process %d, started by us and holding the server's pipes, was stopped by the server's Close", other.Process.Pid)
 	}
 }

@@ -99,12 +99,19 @@ func (st *strays) scan() {
 	names, _ := d.Readdirnames(-1)
 	d.Close()
 	stats := map[int]procStat{}
+	self := os.Getpid()
 	for _, name := range names {
 		pid, err := strconv.Atoi(name)
-		if err != nil || pid == os.Getpid() {
+		if err != nil || pid == self {
 			continue
 		}
-		if s, ok := readStat(pid); ok && !s.zombie && s.start >= st.since {
+		s, ok := readStat(pid)
+		// A child of ours other than the server is no stray of it: it is
+		// another server, or one being started. Between fork and exec it
+		// holds a copy of every descriptor of ours, the server's pipes
+		// among them, and a signal then would kill it before its exec,
+		// which Start takes for success ("exited (signal: terminated)").
+		if ok && !s.zombie && s.start >= st.since && (s.ppid != self || pid == st.server) {
 			stats[pid] = s
 		}
 	}
