@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/ferrymcp/ferry/client"
-	"github.com/ferrymcp/ferry/host"
 	"github.com/ferrymcp/ferry/protocol"
 )
 
@@ -55,17 +54,17 @@ func cmdPrompt(ctx context.Context, o *cli, server string) error {
 	if !ok {
 		// NAME alone: the server that has the prompt.
 		var owners []string
-		sess.each(ctx, func(s *host.Server, c *client.Client) error {
-			for p, err := range c.Prompts(ctx) {
-				if err != nil {
-					return err
-				}
+		// Errors aside: a server that cannot list its prompts has none to
+		// offer here.
+		lists, _ := listAll(ctx, sess, func(c *client.Client) bool { return c.ServerCapabilities().Prompts != nil },
+			func(c *client.Client) ([]protocol.Prompt, error) { return client.Collect(c.Prompts(ctx)) })
+		for _, l := range lists {
+			for _, p := range l.items {
 				if p.Name == name {
-					owners = append(owners, s.Name())
+					owners = append(owners, l.server)
 				}
 			}
-			return nil
-		})
+		}
 		if len(owners) != 1 {
 			return usageErrorf("%d servers have a prompt named %q; write SERVER.%s", len(owners), name, name)
 		}

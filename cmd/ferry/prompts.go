@@ -3,10 +3,8 @@ package main
 import (
 	"context"
 	"strings"
-	"sync"
 
 	"github.com/ferrymcp/ferry/client"
-	"github.com/ferrymcp/ferry/host"
 	"github.com/ferrymcp/ferry/protocol"
 )
 
@@ -29,34 +27,19 @@ func cmdPrompts(ctx context.Context, o *cli) error {
 	if err != nil {
 		return err
 	}
-	names, err := o.oneServerArg("prompts")
-	if err != nil {
-		return err
-	}
-	sess, err := o.startServers(ctx, servers, names...)
+	sess, err := o.startOneOrAll(ctx, servers, "prompts")
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
-	var mu sync.Mutex
+	lists, err := listAll(ctx, sess, func(c *client.Client) bool { return c.ServerCapabilities().Prompts != nil },
+		func(c *client.Client) ([]protocol.Prompt, error) { return client.Collect(c.Prompts(ctx)) })
 	var prompts []promptOut
-	err = sess.each(ctx, func(s *host.Server, c *client.Client) error {
-		if c.ServerCapabilities().Prompts == nil {
-			return nil
+	for _, l := range lists {
+		for _, p := range l.items {
+			prompts = append(prompts, promptOut{l.server, p})
 		}
-		ps, err := client.Collect(c.Prompts(ctx))
-		if err != nil && !methodMissing(err) {
-			return err
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		for _, p := range ps {
-			prompts = append(prompts, promptOut{s.Name(), p})
-		}
-		return nil
-	})
-	order := serverOrder(sess)
-	sortBy(prompts, func(p promptOut) int { return order[p.Server] })
+	}
 	if o.json {
 		if prompts == nil {
 			prompts = []promptOut{}

@@ -31,9 +31,37 @@ Read one with ferry read URI.`,
 	setup:   listing(cmdResources, "resources/list", "resources/templates/list"),
 }
 
-// each runs f for every ready server, concurrently, and joins the
-// errors (servers that did not start included).
-func (sess *session) each(ctx context.Context, f func(s *host.Server, c *client.Client) error) error {
+// listed is what one server listed.
+type listed[T any] struct {
+	server string
+	items  []T
+}
+
+// listAll runs list on every ready server that has the capability,
+// concurrently, and returns what each listed, in the servers' order; a
+// server that does not implement the method is skipped. The error joins
+// the others (servers that did not start included).
+func listAll[T any](ctx context.Context, sess *session, has func(*client.Client) bool, list func(*client.Client) ([]T, error)) ([]listed[T], error) {
+	servers := sess.Servers()
+	lists := make([]listed[T], len(servers))
+	err := sess.each(ctx, func(i int, s *host.Server, c *client.Client) error {
+		if !has(c) {
+			return nil
+		}
+		items, err := list(c)
+		if err != nil && !methodMissing(err) {
+			return err
+		}
+		lists[i] = listed[T]{s.Name(), items}
+		return nil
+	})
+	return lists, err
+}
+
+// each runs f for every ready server (i its index in sess.Servers()),
+// concurrently, and joins the errors (servers that did not start
+// included).
+func (sess *session) each(ctx context.Context, f func(i int, s *host.Server, c *client.Client) error) error {
 	servers := sess.Servers()
 	errs := make([]error, len(servers))
 	var wg sync.WaitGroup
@@ -41,7 +69,7 @@ func (sess *session) each(ctx context.Context, f func(s *host.Server, c *client.
 		if s.Status().State != host.Ready {
 			continue
 		}
-		wg.Go(func() { errs[i] = s.Do(ctx, func(c *client.Client) error { return f(s, c) }) })
+		wg.Go(func() { errs[i] = s.Do(ctx, func(c *client.Client) error { return f(i, s, c) }) })
 	}
 	wg.Wait()
 	return errors.Join(append([]error{sess.startErr}, errs...)...)
@@ -59,43 +87,31 @@ func cmdResources(ctx context.Context, o *cli) error {
 	if err != nil {
 		return err
 	}
-	names, err := o.oneServerArg("resources")
-	if err != nil {
-		return err
-	}
-	sess, err := o.startServers(ctx, servers, names...)
+	sess, err := o.startOneOrAll(ctx, servers, "resources")
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
-	var mu sync.Mutex
+	has := func(c *client.Client) bool { return c.ServerCapabilities().Resources != nil }
+	rlists, rerr := listAll(ctx, sess, has,
+		func(c *client.Client) ([]protocol.Resource, error) { return client.Collect(c.Resources(ctx)) })
+	tlists, terr := listAll(ctx, sess, has,
+		func(c *client.Client) ([]protocol.ResourceTemplate, error) {
+			return client.Collect(c.ResourceTemplates(ctx))
+		})
+	err = errors.Join(rerr, terr)
 	var resources []resourceOut
+	for _, l := range rlists {
+		for _, r := range l.items {
+			resources = append(resources, resourceOut{l.server, r})
+		}
+	}
 	var templates []templateOut
-	err = sess.each(ctx, func(s *host.Server, c *client.Client) error {
-		if c.ServerCapabilities().Resources == nil {
-			return nil
+	for _, l := range tlists {
+		for _, t := range l.items {
+			templates = append(templates, templateOut{l.server, t})
 		}
-		rs, err := client.Collect(c.Resources(ctx))
-		if err != nil && !methodMissing(err) {
-			return err
-		}
-		ts, err := client.Collect(c.ResourceTemplates(ctx))
-		if err != nil && !methodMissing(err) {
-			return err
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		for _, r := range rs {
-			resources = append(resources, resourceOut{s.Name(), r})
-		}
-		for _, t := range ts {
-			templates = append(templates, templateOut{s.Name(), t})
-		}
-		return nil
-	})
-	order := serverOrder(sess)
-	sortBy(resources, func(r resourceOut) int { return order[r.Server] })
-	sortBy(templates, func(r templateOut) int { return order[r.Server] })
+	}
 	if o.json {
 		if resources == nil {
 			resources = []resourceOut{}
@@ -117,21 +133,4 @@ func cmdResources(ctx context.Context, o *cli) error {
 	}
 	t.flush()
 	return err
-}
-
-func serverOrder(sess *session) map[string]int {
-	m := map[string]int{}
-	for i, s := range sess.Servers() {
-		m[s.Name()] = i
-	}
-	return m
-}
-
-// sortBy sorts stably by key.
-func sortBy[T any](s []T, key func(T) int) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && key(s[j]) < key(s[j-1]); j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
 }

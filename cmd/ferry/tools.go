@@ -33,16 +33,13 @@ type toolOut struct {
 	protocol.Tool
 }
 
-// oneServerArg returns the optional SERVER argument of tools, resources
-// and prompts.
-func (o *cli) oneServerArg(cmd string) ([]string, error) {
-	switch len(o.args) {
-	case 0:
-		return nil, nil
-	case 1:
-		return o.args, nil
+// startOneOrAll starts the server named by the optional SERVER argument
+// of tools, resources and prompts, or every server.
+func (o *cli) startOneOrAll(ctx context.Context, servers []*config.Server, cmd string) (*session, error) {
+	if len(o.args) > 1 {
+		return nil, usageErrorf("%s takes at most one argument, a server name", cmd)
 	}
-	return nil, usageErrorf("%s takes at most one argument, a server name", cmd)
+	return o.startServers(ctx, servers, o.args...)
 }
 
 func cmdTools(ctx context.Context, o *cli) error {
@@ -53,11 +50,7 @@ func cmdTools(ctx context.Context, o *cli) error {
 	if len(o.args) == 2 || len(o.args) == 1 && strings.Contains(o.args[0], ".") && !hasServer(servers, o.args[0]) {
 		return cmdToolDetail(ctx, o, servers)
 	}
-	names, err := o.oneServerArg("tools")
-	if err != nil {
-		return err
-	}
-	sess, err := o.startServers(ctx, servers, names...)
+	sess, err := o.startOneOrAll(ctx, servers, "tools")
 	if err != nil {
 		return err
 	}
