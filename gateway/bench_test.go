@@ -10,11 +10,13 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/config"
+	"github.com/ferrymcp/ferry/host"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/observe"
 	"github.com/ferrymcp/ferry/protocol"
@@ -28,32 +30,34 @@ import (
 // in-memory pipe (the gateway's own cost, allocations included), or a
 // child process over stdio (as ferry serve runs it); one call in flight
 // (c1) or 16 at once on the one session (c16), as the harness drives it.
+//
+// ferry serve observes every request by default (metrics, and spans
+// with OpenTelemetry's no-op provider unless OTLP is configured): the
+// observed variants are what it runs.
 func BenchmarkToolsCall(b *testing.B) {
 	exe, _ := os.Executable()
-	for _, upstream := range []string{"memory", "stdio"} {
-		for _, conc := range []int{1, 16} {
-			for _, size := range []int{20, 64 << 10} {
-				name := fmt.Sprintf("%s/c%d/20B", upstream, conc)
-				if size > 20 {
-					name = fmt.Sprintf("%s/c%d/64KiB", upstream, conc)
+	for _, observed := range []bool{false, true} {
+		for _, upstream := range []string{"memory", "stdio"} {
+			for _, conc := range []int{1, 16} {
+				for _, size := range []int{20, 64 << 10} {
+					name := fmt.Sprintf("%s/c%d/20B", upstream, conc)
+					if size > 20 {
+						name = fmt.Sprintf("%s/c%d/64KiB", upstream, conc)
+					}
+					if observed {
+						name = "observed/" + name
+					}
+					b.Run(name, func(b *testing.B) { benchToolsCall(b, upstream, exe, conc, size, observed) })
 				}
-				b.Run(name, func(b *testing.B) { benchToolsCall(b, upstream, exe, conc, size, false) })
 			}
 		}
-	}
-	// ferry serve observes every request by default (metrics, and spans
-	// with OpenTelemetry's no-op provider unless OTLP is configured).
-	for _, size := range []int{20, 64 << 10} {
-		name := "observed/memory/c1/20B"
-		if size > 20 {
-			name = "observed/memory/c1/64KiB"
-		}
-		b.Run(name, func(b *testing.B) { benchToolsCall(b, "memory", exe, 1, size, true) })
 	}
 }
 
 func benchToolsCall(b *testing.B, upstream, exe string, conc, size int, observed bool) {
-	opts := &Options{Prefix: "never"}
+	// The upstream calls' timeouts are those ferry serve sets: no idle
+	// bound per call (its clients have their own), a maximum duration.
+	opts := &Options{Prefix: "never", Host: host.Options{RequestTimeout: -1, MaxRequestTimeout: 10 * time.Minute}}
 	if observed {
 		obs, err := observe.New(&observe.Options{TracerProvider: noop.NewTracerProvider()})
 		if err != nil {
