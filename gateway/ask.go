@@ -24,23 +24,34 @@ import (
 // clients share one process, requests that may ask (from clients that can
 // answer, of kinds not yet seen to complete without asking) go to that
 // process one at a time.
+//
+// A call is also the context of its upstream request, the client
+// request's own (the embedded Context) marked as serving the call: a
+// stateless server's questions, which the client answers with the
+// context of the request that got them, find their request by it. (One
+// allocation a call, where context.WithValue would add a second.)
 type call struct {
-	ctx   context.Context // the client request's
-	req   *server.Request
-	kind  string   // method and subject: what is learned is keyed by it
-	pend  *pending // for a stateless client: where its questions go
-	asked atomic.Bool
-	seq   atomic.Int32
-	slot  bool // holds its link's slot
+	context.Context // the client request's
+	req             *server.Request
+	kind            kind     // what is learned is keyed by it
+	pend            *pending // for a stateless client: where its questions go
+	asked           atomic.Bool
+	seq             atomic.Int32
+	slot            bool // holds its link's slot
 }
+
+// kind is the method and subject of a call (a tool's name, a prompt's):
+// whether requests of a kind ask their client something is learned.
+type kind struct{ method, name string }
 
 type callKey struct{}
 
-// withCall marks ctx as serving c: a stateless server's questions, which
-// the client answers with the context of the request that got them, find
-// their request by it.
-func withCall(ctx context.Context, c *call) context.Context {
-	return context.WithValue(ctx, callKey{}, c)
+// Value makes a call's context say that it serves the call.
+func (c *call) Value(key any) any {
+	if key == (callKey{}) {
+		return c
+	}
+	return c.Context.Value(key)
 }
 
 // can reports whether c's client declared the capability method needs.
@@ -78,8 +89,8 @@ func (l *link) begin(c *call, stateless bool) error {
 			select {
 			case l.slot <- struct{}{}:
 				c.slot = true
-			case <-c.ctx.Done():
-				return context.Cause(c.ctx)
+			case <-c.Done():
+				return context.Cause(c.Context)
 			}
 		}
 	}
@@ -175,7 +186,7 @@ func (c *call) ask(ctx context.Context, method string, params jsontext.Value) (j
 		return c.pend.ask(ctx, method, params)
 	}
 	key := fmt.Sprintf("q%d", c.seq.Add(1))
-	return c.req.Ask(c.ctx, key, method, params)
+	return c.req.Ask(c.Context, key, method, params)
 }
 
 // questionPrefix names the keys of a method's questions.

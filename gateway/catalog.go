@@ -51,12 +51,10 @@ func (f *front) cacheable(req *server.Request) bool {
 	if req.Session == nil {
 		return true
 	}
-	for _, u := range f.upstreams() {
-		if u.isolated {
-			return false
-		}
+	if f.only != nil {
+		return !f.only.isolated
 	}
-	return true
+	return !f.g.anyIsolated() // without a list of upstreams per call
 }
 
 // viewOf returns a catalog from slot when it is current, or builds it.

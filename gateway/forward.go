@@ -106,13 +106,13 @@ func (f *front) forward(ctx context.Context, req *server.Request, l *link, uc *U
 		return f.invoke(ctx, ctx, req, l, uc, nil, run)
 	}
 	g := f.g
-	kind := uc.Method + " " + uc.Name
+	what := uc.Method + " " + uc.Name
 	var p *pending
 	var err error
 	if mrtr.RequestState != "" {
-		p, err = g.pending.resume(kind, mrtr.RequestState, mrtr.InputResponses)
+		p, err = g.pending.resume(what, mrtr.RequestState, mrtr.InputResponses)
 	} else {
-		p, err = g.pending.start(kind, func(pctx context.Context, p *pending) (any, error) {
+		p, err = g.pending.start(what, func(pctx context.Context, p *pending) (any, error) {
 			return f.invoke(pctx, pctx, req, l, uc, p, run)
 		})
 	}
@@ -131,29 +131,27 @@ func (f *front) invoke(callCtx, reqCtx context.Context, req *server.Request, l *
 	if err != nil {
 		return nil, err
 	}
-	cl := &call{ctx: callCtx, req: req, kind: uc.Method + " " + uc.Name, pend: p}
+	cl := &call{Context: callCtx, req: req, kind: kind{uc.Method, uc.Name}, pend: p}
 	if err := l.begin(cl, c.Stateless()); err != nil {
 		return nil, err
 	}
-	ctx := withCall(callCtx, cl)
+	var ctx context.Context = cl
 	if hasProgress(req) {
 		ctx = client.WithProgress(ctx, func(pp *protocol.ProgressParams) {
 			req.Progress(reqCtx, pp.Progress, pp.Total, pp.Message)
 		})
 	}
 	uc.Stateless = c.Stateless()
-	var res any
-	send := func(ctx context.Context) error {
-		var err error
-		res, err = run(ctx, c, uc)
-		uc.Result = res
-		return err
-	}
 	if h := f.g.opts.Upstream; h != nil {
-		err = h(ctx, uc, send)
+		err = h(ctx, uc, func(ctx context.Context) error {
+			var err error
+			uc.Result, err = run(ctx, c, uc)
+			return err
+		})
 	} else {
-		err = send(ctx)
+		uc.Result, err = run(ctx, c, uc)
 	}
+	res := uc.Result
 	l.end(cl, err == nil)
 	if err != nil {
 		return nil, upstreamError(l.up.name, err)

@@ -307,6 +307,19 @@ func (g *Gateway) upstreamList() []*upstream {
 	return out
 }
 
+// anyIsolated reports whether an upstream gives each session its own
+// process.
+func (g *Gateway) anyIsolated() bool {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	for _, u := range g.ups {
+		if u.isolated {
+			return true
+		}
+	}
+	return false
+}
+
 func (g *Gateway) upstream(name string) *upstream {
 	g.mu.RLock()
 	defer g.mu.RUnlock()

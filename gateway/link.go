@@ -36,8 +36,8 @@ type link struct {
 
 	mu      sync.Mutex
 	calls   map[*call]struct{}
-	learned map[string]bool // whether requests of a kind asked the client something
-	slot    chan struct{}   // one request at a time of those that may ask
+	learned map[kind]bool // whether requests of a kind asked the client something
+	slot    chan struct{} // one request at a time of those that may ask
 	lists   lists
 	subs    map[string]*subscription // resource URI -> upstream subscription
 	watched *client.Client           // the client whose list changes are watched
@@ -46,7 +46,7 @@ type link struct {
 // newLink starts a connection to cfg; sess is the client session it is
 // for, or nil for a shared one.
 func newLink(up *upstream, cfg *config.Server, sess *server.Session) (*link, error) {
-	l := &link{up: up, sess: sess, calls: map[*call]struct{}{}, learned: map[string]bool{},
+	l := &link{up: up, sess: sess, calls: map[*call]struct{}{}, learned: map[kind]bool{},
 		slot: make(chan struct{}, 1), subs: map[string]*subscription{}}
 	g := up.g
 	opts := g.hostOptions()
