@@ -182,7 +182,13 @@ func (lr *lineReader) next() ([]byte, error) {
 		}
 		if lr.end == len(lr.buf) {
 			unpinned := !lr.pinned && len(lr.buf) > 0 && partial < len(lr.buf)
-			if !lr.discarding && partial >= lr.chunk/16 && !unpinned { // a long line
+			// A lending reader reads a long line that fits in a chunk
+			// into one (this one, or a new one when a line returned
+			// pins this one), since the line is copied out anyway: read
+			// with readLong, every long line after a short one would
+			// come in two reads, through the staging buffer.
+			fits := lr.lend != nil && partial < lr.chunk
+			if !lr.discarding && partial >= lr.chunk/16 && !unpinned && !fits { // a long line
 				if line, done, err := lr.readLong(limit); done {
 					return line, err
 				}

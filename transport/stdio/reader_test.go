@@ -526,3 +526,62 @@ func TestLentLinesAreReused(t *testing.T) {
 		t.Errorf("%d bytes allocated per %d-byte line given back, want less than 4 KiB", perLine, len(line))
 	}
 }
+
+// lineAtATime returns one line of data per Read at most, as a pipe does
+// whose writer writes a line at a time, and counts the Reads.
+type lineAtATime struct {
+	data  []byte
+	reads int
+}
+
+func (r *lineAtATime) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, io.EOF
+	}
+	r.reads++
+	n := bytes.IndexByte(r.data, '\n') + 1
+	if n == 0 {
+		n = len(r.data)
+	}
+	n = copy(p, r.data[:n])
+	r.data = r.data[n:]
+	return n, nil
+}
+
+// Long lines after a short one (which pins its chunk) are read whole, a
+// Read each, mostly: not the start into the chunk and the rest apart.
+func TestLentLinesReadWhole(t *testing.T) {
+	const lines = 100
+	var in bytes.Buffer
+	in.WriteString(note("short") + "\n")
+	for i := range lines {
+		in.WriteString(lentLine(i, 64<<10+100) + "\n")
+	}
+	r := &lineAtATime{data: in.Bytes()}
+	lr := newLineReader(r, jsonrpc.Limits{})
+	lr.lend = &lender{}
+	n := 0
+	for {
+		m, err := lr.read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Buffer != nil {
+			n++
+			b := m.Buffer
+			m.Buffer = nil
+			lr.lend.put(b)
+		}
+	}
+	if n != lines {
+		t.Fatalf("%d lines lent, want %d", n, lines)
+	}
+	// A chunk holds three lines and the start of a fourth, which then
+	// moves to the chunk's start: 1.25 Reads a line.
+	if perLine := float64(r.reads) / lines; perLine > 1.5 {
+		t.Errorf("%.2f Reads a line, want at most 1.5", perLine)
+	}
+}
