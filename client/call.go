@@ -106,6 +106,9 @@ func (c *Client) send(ctx context.Context, method string, params any, max time.D
 	if max <= 0 {
 		return c.request(ctx, method, params, nil)
 	}
+	if o := c.toolCallBound; o != nil && max == o.Timeout && method == protocol.MethodToolsCall {
+		return c.request(ctx, method, params, o)
+	}
 	return c.request(ctx, method, params, &jsonrpcapi.CallOptions{Timeout: max, TimeoutErr: &TimeoutError{Method: method, After: max}})
 }
 

@@ -21,6 +21,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 	"github.com/ferrymcp/ferry/internal/mcpheader"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
@@ -138,6 +139,10 @@ type Client struct {
 	recycler jsonrpc.Recycler
 	// chain is the middleware around the connection; nil without any.
 	chain Sender
+	// toolCallBound bounds a tools/call by MaxRequestTimeout (see send):
+	// made once, as the options are only read and a TimeoutError is a
+	// value, rather than two allocations a call. Nil without the bound.
+	toolCallBound *jsonrpcapi.CallOptions
 }
 
 // Connect opens t, finds out the server's protocol era and version, and
@@ -166,6 +171,9 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 	c.caps = c.capabilities()
 	c.capsJSON, _ = json.Marshal(&c.caps)
 	c.buildChain()
+	if max := c.opts.MaxRequestTimeout; max > 0 {
+		c.toolCallBound = &jsonrpcapi.CallOptions{Timeout: max, TimeoutErr: &TimeoutError{Method: protocol.MethodToolsCall, After: max}}
+	}
 
 	stream, err := t.Open(ctx)
 	if err != nil {

@@ -273,6 +273,23 @@ func TestProgressAndTimeouts(t *testing.T) {
 	}
 }
 
+// The client's own maximum (Options.MaxRequestTimeout) bounds every
+// tools/call, the second as the first (their options are made once).
+func TestMaxRequestTimeout(t *testing.T) {
+	leakcheck.Check(t)
+	c := connect(t, testServer(nil), &client.Options{ProtocolVersion: protocol.Version20251125, MaxRequestTimeout: 50 * time.Millisecond})
+	for i := range 2 {
+		_, err := c.Call(context.Background(), "block", nil)
+		var te *client.TimeoutError
+		if !errors.As(err, &te) || te.Idle || te.After != 50*time.Millisecond || te.Method != protocol.MethodToolsCall || !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("call %d: %v", i, err)
+		}
+	}
+	if err := c.Ping(context.Background()); err != nil {
+		t.Errorf("ping after the timeouts: %v", err)
+	}
+}
+
 func TestLogsAndListChanged(t *testing.T) {
 	leakcheck.Check(t)
 	for _, version := range []string{protocol.Version20251125, protocol.Version20260728} {
