@@ -144,6 +144,15 @@ func (l *link) route(ctx context.Context, method string) (*call, error) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	// The call that holds the slot is the one request in flight that may
+	// ask: the others are of kinds seen to complete without asking (a
+	// client's echo beside another client's sampling tool). It gets the
+	// question.
+	for c := range l.calls {
+		if c.slot && c.can(method) {
+			return c, nil
+		}
+	}
 	var found *call
 	clients, others := 0, 0
 	for c := range l.calls {
@@ -171,6 +180,15 @@ func (l *link) route(ctx context.Context, method string) (*call, error) {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError,
 			"the gateway cannot tell which of %d clients this %s is for; requests of these kinds now go to the server one at a time (or set \"isolation\": \"session\")", clients, method)
 	case others > 0:
+		if len(l.calls) == 1 {
+			// The one call in flight asked, though its client cannot
+			// answer: its kind asks, and a capable client's call of it
+			// must hold the slot (had it completed unmarked, the link
+			// would learn that it does not ask).
+			for c := range l.calls {
+				c.asked.Store(true)
+			}
+		}
 		return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "the client does not support %s", method)
 	}
 	return nil, errNoRequest
