@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -143,4 +144,19 @@ func ClassifyTransport(provider string, err error) error {
 		kind = ModelUnreachable
 	}
 	return &ModelError{Provider: provider, Kind: kind, Err: err}
+}
+
+// ClassifyStatus makes a provider's answer with an HTTP error status a
+// *ModelError: a refusal of the credentials (401, 403) is ModelAuth, any
+// other status ModelFailed; msg is what the provider said, or the
+// status's text when it said nothing. The provider packages use it.
+func ClassifyStatus(provider string, status int, msg string) error {
+	kind := ModelFailed
+	if status == http.StatusUnauthorized || status == http.StatusForbidden {
+		kind = ModelAuth
+	}
+	if msg == "" {
+		msg = http.StatusText(status)
+	}
+	return &ModelError{Provider: provider, Kind: kind, Status: status, Err: errors.New(msg)}
 }

@@ -319,10 +319,6 @@ func wrapError(ctx context.Context, err error) error {
 	}
 	var apiErr *anthropic.Error
 	if errors.As(err, &apiErr) {
-		kind := agent.ModelFailed
-		if apiErr.StatusCode == http.StatusUnauthorized || apiErr.StatusCode == http.StatusForbidden {
-			kind = agent.ModelAuth
-		}
 		msg := apiErr.Error()
 		if raw := apiErr.RawJSON(); raw != "" {
 			var body struct {
@@ -335,7 +331,7 @@ func wrapError(ctx context.Context, err error) error {
 				msg = body.Error.Type + ": " + body.Error.Message
 			}
 		}
-		return &agent.ModelError{Provider: "anthropic", Kind: kind, Status: apiErr.StatusCode, Err: errors.New(msg)}
+		return agent.ClassifyStatus("anthropic", apiErr.StatusCode, msg)
 	}
 	return agent.ClassifyTransport("anthropic", err)
 }

@@ -316,15 +316,7 @@ func wrapError(ctx context.Context, err error) error {
 	}
 	var apiErr *openai.Error
 	if errors.As(err, &apiErr) {
-		kind := agent.ModelFailed
-		if apiErr.StatusCode == http.StatusUnauthorized || apiErr.StatusCode == http.StatusForbidden {
-			kind = agent.ModelAuth
-		}
-		msg := apiErr.Message
-		if msg == "" {
-			msg = http.StatusText(apiErr.StatusCode)
-		}
-		return &agent.ModelError{Provider: "openai", Kind: kind, Status: apiErr.StatusCode, Err: errors.New(msg)}
+		return agent.ClassifyStatus("openai", apiErr.StatusCode, apiErr.Message)
 	}
 	return agent.ClassifyTransport("openai", err)
 }
