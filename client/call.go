@@ -106,10 +106,15 @@ func (c *Client) send(ctx context.Context, method string, params any, max time.D
 	if max <= 0 {
 		return c.request(ctx, method, params, nil)
 	}
-	if o := c.toolCallBound; o != nil && max == o.Timeout && method == protocol.MethodToolsCall {
+	if o := c.maxBound; o != nil && max == o.Timeout {
 		return c.request(ctx, method, params, o)
 	}
-	return c.request(ctx, method, params, &jsonrpcapi.CallOptions{Timeout: max, TimeoutErr: &TimeoutError{Method: method, After: max}})
+	return c.request(ctx, method, params, &jsonrpcapi.CallOptions{Timeout: max, TimeoutErr: timeoutError})
+}
+
+// timeoutError is the *TimeoutError of a call bounded by send.
+func timeoutError(method string, after time.Duration) error {
+	return &TimeoutError{Method: method, After: after}
 }
 
 // onProgress routes a progress notification to its request, and resets

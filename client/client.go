@@ -139,10 +139,10 @@ type Client struct {
 	recycler jsonrpc.Recycler
 	// chain is the middleware around the connection; nil without any.
 	chain Sender
-	// toolCallBound bounds a tools/call by MaxRequestTimeout (see send):
-	// made once, as the options are only read and a TimeoutError is a
-	// value, rather than two allocations a call. Nil without the bound.
-	toolCallBound *jsonrpcapi.CallOptions
+	// maxBound bounds a call by MaxRequestTimeout (see send): made once,
+	// as the options are only read and their error is made when the time
+	// passes, rather than an allocation a call. Nil without the bound.
+	maxBound *jsonrpcapi.CallOptions
 }
 
 // Connect opens t, finds out the server's protocol era and version, and
@@ -172,7 +172,7 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 	c.capsJSON, _ = json.Marshal(&c.caps)
 	c.buildChain()
 	if max := c.opts.MaxRequestTimeout; max > 0 {
-		c.toolCallBound = &jsonrpcapi.CallOptions{Timeout: max, TimeoutErr: &TimeoutError{Method: protocol.MethodToolsCall, After: max}}
+		c.maxBound = &jsonrpcapi.CallOptions{Timeout: max, TimeoutErr: timeoutError}
 	}
 
 	stream, err := t.Open(ctx)

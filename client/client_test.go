@@ -274,10 +274,16 @@ func TestProgressAndTimeouts(t *testing.T) {
 }
 
 // The client's own maximum (Options.MaxRequestTimeout) bounds every
-// tools/call, the second as the first (their options are made once).
+// call, the second as the first (their options are made once, for every
+// method), and says which method it cut.
 func TestMaxRequestTimeout(t *testing.T) {
 	leakcheck.Check(t)
-	c := connect(t, testServer(nil), &client.Options{ProtocolVersion: protocol.Version20251125, MaxRequestTimeout: 50 * time.Millisecond})
+	s := testServer(nil)
+	s.AddPrompt(&protocol.Prompt{Name: "block"}, func(ctx context.Context, _ *server.Request, _ map[string]string) (*protocol.GetPromptResult, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	c := connect(t, s, &client.Options{ProtocolVersion: protocol.Version20251125, MaxRequestTimeout: 50 * time.Millisecond})
 	for i := range 2 {
 		_, err := c.Call(context.Background(), "block", nil)
 		var te *client.TimeoutError
@@ -287,6 +293,11 @@ func TestMaxRequestTimeout(t *testing.T) {
 	}
 	if err := c.Ping(context.Background()); err != nil {
 		t.Errorf("ping after the timeouts: %v", err)
+	}
+	_, err := c.GetPrompt(context.Background(), "block", nil)
+	var te *client.TimeoutError
+	if !errors.As(err, &te) || te.Method != protocol.MethodPromptsGet || te.After != 50*time.Millisecond {
+		t.Errorf("prompts/get: %v", err)
 	}
 }
 

@@ -202,7 +202,7 @@ func TestCallerReadInterrupted(t *testing.T) {
 		}
 		errSlow := errors.New("too slow")
 		start := time.Now()
-		if _, err := client.callWith(ctx, "slow", nil, &jsonrpcapi.CallOptions{Timeout: time.Second, TimeoutErr: errSlow}); err != errSlow || time.Since(start) != time.Second {
+		if _, err := client.callWith(ctx, "slow", nil, &jsonrpcapi.CallOptions{Timeout: time.Second, TimeoutErr: func(string, time.Duration) error { return errSlow }}); err != errSlow || time.Since(start) != time.Second {
 			t.Errorf("timed out call: %v after %v", err, time.Since(start))
 		}
 		cctx, cancel := context.WithCancel(ctx)

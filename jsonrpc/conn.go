@@ -739,7 +739,7 @@ func (c *Conn) callWith(ctx context.Context, method string, params any, o *jsonr
 	c.callChans.put(p.ch)
 	switch {
 	case r == &c.deadlines.expired:
-		return nil, c.abandon(ctx, id, o.TimeoutErr)
+		return nil, c.abandon(ctx, id, o.Expired(method))
 	case r == &c.deadlines.closed:
 		return nil, c.Err()
 	case r.Error != nil:

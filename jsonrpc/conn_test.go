@@ -1312,13 +1312,13 @@ func TestCallWithTimeout(t *testing.T) {
 		errSlow := fmt.Errorf("too slow: %w", context.DeadlineExceeded)
 		for i := range 3 { // the connection reuses its timers
 			start := time.Now()
-			if _, err := client.callWith(ctx, "slow", nil, &jsonrpcapi.CallOptions{Timeout: time.Second, TimeoutErr: errSlow}); err != errSlow || time.Since(start) != time.Second {
+			if _, err := client.callWith(ctx, "slow", nil, &jsonrpcapi.CallOptions{Timeout: time.Second, TimeoutErr: func(string, time.Duration) error { return errSlow }}); err != errSlow || time.Since(start) != time.Second {
 				t.Errorf("call %d: %v after %v, want the timeout error after 1s", i, err, time.Since(start))
 			}
 			if c := <-causes; c != "cancelled by the peer: timeout" {
 				t.Errorf("call %d: server handler cause = %q", i, c)
 			}
-			r, err := client.callWith(ctx, "fast", nil, &jsonrpcapi.CallOptions{Timeout: time.Second, TimeoutErr: errSlow})
+			r, err := client.callWith(ctx, "fast", nil, &jsonrpcapi.CallOptions{Timeout: time.Second, TimeoutErr: func(string, time.Duration) error { return errSlow }})
 			if err != nil || string(r.Result) != `"ok"` {
 				t.Errorf("call %d: fast call = %v, %v", i, r, err)
 			}
@@ -1349,14 +1349,14 @@ func TestCallWithTimeoutDeadlines(t *testing.T) {
 		var wg sync.WaitGroup
 		for _, d := range []time.Duration{3 * time.Second, time.Second, 2 * time.Second} {
 			wg.Go(func() {
-				_, err := client.callWith(ctx, "block", nil, &jsonrpcapi.CallOptions{Timeout: d, TimeoutErr: errSlow})
+				_, err := client.callWith(ctx, "block", nil, &jsonrpcapi.CallOptions{Timeout: d, TimeoutErr: func(string, time.Duration) error { return errSlow }})
 				if err != errSlow || time.Since(start) != d {
 					t.Errorf("%v call: %v after %v", d, err, time.Since(start))
 				}
 			})
 		}
 		wg.Go(func() {
-			r, err := client.callWith(ctx, "answer-at-4s", nil, &jsonrpcapi.CallOptions{Timeout: 5 * time.Second, TimeoutErr: errSlow})
+			r, err := client.callWith(ctx, "answer-at-4s", nil, &jsonrpcapi.CallOptions{Timeout: 5 * time.Second, TimeoutErr: func(string, time.Duration) error { return errSlow }})
 			// The server may start it late by its reading turn's guard.
 			late := time.Since(start) - 4*time.Second
 			if err != nil || string(r.Result) != `"ok"` || late < 0 || late > 2*turnTick {
@@ -1367,7 +1367,7 @@ func TestCallWithTimeoutDeadlines(t *testing.T) {
 		// Long after, a call with a short deadline still gets it exactly.
 		time.Sleep(time.Minute)
 		start = time.Now()
-		if _, err := client.callWith(ctx, "block", nil, &jsonrpcapi.CallOptions{Timeout: 10 * time.Millisecond, TimeoutErr: errSlow}); err != errSlow || time.Since(start) != 10*time.Millisecond {
+		if _, err := client.callWith(ctx, "block", nil, &jsonrpcapi.CallOptions{Timeout: 10 * time.Millisecond, TimeoutErr: func(string, time.Duration) error { return errSlow }}); err != errSlow || time.Since(start) != 10*time.Millisecond {
 			t.Errorf("late call: %v after %v", err, time.Since(start))
 		}
 	})

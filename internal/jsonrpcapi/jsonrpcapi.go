@@ -125,16 +125,27 @@ type Pusher interface {
 type CallOptions struct {
 	// Timeout, when positive, bounds the call: when it passes before the
 	// answer comes, the peer is told the call is cancelled and Call returns
-	// TimeoutErr (which should wrap context.DeadlineExceeded). It costs
-	// less than a context with a deadline, whose timer, context and
-	// cancellation are made anew for every call: the connection keeps one
-	// timer for all its calls' deadlines.
+	// TimeoutErr(method, Timeout) (which should wrap
+	// context.DeadlineExceeded), or context.DeadlineExceeded when
+	// TimeoutErr is nil. It costs less than a context with a deadline,
+	// whose timer, context and cancellation are made anew for every call:
+	// the connection keeps one timer for all its calls' deadlines. The
+	// error is made when the time passes, from the call's method, so that
+	// options made once serve every call of a caller.
 	Timeout    time.Duration
-	TimeoutErr error
+	TimeoutErr func(method string, after time.Duration) error
 	// OnID, when set, is given the id of the request before it is sent,
 	// for callers that must recognise messages about the request (such as
 	// a subscription's notifications) before its response arrives.
 	OnID func(id int64)
+}
+
+// Expired is the error of a call to method whose Timeout passed.
+func (o *CallOptions) Expired(method string) error {
+	if o.TimeoutErr == nil {
+		return context.DeadlineExceeded
+	}
+	return o.TimeoutErr(method, o.Timeout)
 }
 
 var engine any
