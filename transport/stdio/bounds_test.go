@@ -91,15 +91,7 @@ func TestDroppedAnswerFailsCall(t *testing.T) {
 // left the server's process group (setsid) is stopped by Close too (on
 // a12c33f it survived: signals to the group missed it).
 func TestCloseStopsWhatLeftTheGroup(t *testing.T) {
-	lines := make(lineCollector, 16)
-	s := connect(t, &Command{Path: "/bin/sh", Args: []string{"-c", `setsid sleep 300 & echo "stray $!" >&2; exec cat`}, Stderr: lines,
-		CloseTimeout: 200 * time.Millisecond, TermTimeout: 200 * time.Millisecond})
-	line := waitLine(t, lines, "stray")
-	pid, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, "stray")))
-	if err != nil {
-		t.Fatalf("%q: %v", line, err)
-	}
-	defer syscall.Kill(pid, syscall.SIGKILL) // when the test fails
+	s, pid := connectWithStray(t, `setsid sleep 300 & echo "stray $!" >&2; exec cat`)
 	// setsid(1) forks when it leads its group: the stray is the child
 	// of that pid, or that pid itself once it called setsid.
 	deadline := time.Now().Add(2 * time.Second)
@@ -128,15 +120,7 @@ func TestCloseStopsWhatLeftTheGroup(t *testing.T) {
 // The scan looks only at processes no older than the server; this one is
 // younger, and must not be missed.
 func TestCloseStopsOrphanHoldingPipes(t *testing.T) {
-	lines := make(lineCollector, 16)
-	s := connect(t, &Command{Path: "/bin/sh", Args: []string{"-c", `(setsid sh -c 'echo "stray $$" >&2; exec sleep 300' &); exec cat`}, Stderr: lines,
-		CloseTimeout: 200 * time.Millisecond, TermTimeout: 200 * time.Millisecond})
-	line := waitLine(t, lines, "stray")
-	pid, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, "stray")))
-	if err != nil {
-		t.Fatalf("%q: %v", line, err)
-	}
-	defer syscall.Kill(pid, syscall.SIGKILL) // when the test fails
+	s, pid := connectWithStray(t, `(setsid sh -c 'echo "stray $$" >&2; exec sleep 300' &); exec cat`)
 	if !alive(pid) {
 		t.Fatalf("the stray %d is not running", pid)
 	}
@@ -144,6 +128,23 @@ func TestCloseStopsOrphanHoldingPipes(t *testing.T) {
 	if alive(pid) {
 		t.Errorf("process %d, an orphan holding the server's pipes, survived Close", pid)
 	}
+}
+
+// connectWithStray starts script as the server, which starts a process
+// and writes "stray PID" to its stderr, and returns the stream and that
+// pid; the process is killed when the test ends, should Close miss it.
+func connectWithStray(t *testing.T, script string) (*ClientStream, int) {
+	t.Helper()
+	lines := make(lineCollector, 16)
+	s := connect(t, &Command{Path: "/bin/sh", Args: []string{"-c", script}, Stderr: lines,
+		CloseTimeout: 200 * time.Millisecond, TermTimeout: 200 * time.Millisecond})
+	line := waitLine(t, lines, "stray")
+	pid, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, "stray")))
+	if err != nil {
+		t.Fatalf("%q: %v", line, err)
+	}
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	return s, pid
 }
 
 // sessionLeaders returns pid and its children that lead a session of

@@ -78,9 +78,10 @@ type lender struct{ pool sync.Pool }
 
 // get returns memory for a line of n bytes, whose contents are
 // undefined: one given back if it is large enough (one too small is
-// dropped, so that the pool holds the sizes this server sends), else new.
+// dropped, so that the pool holds the sizes this server sends), else new,
+// as from a nil lender.
 func (l *lender) get(n int) []byte {
-	if n <= maxLent {
+	if l != nil && n <= maxLent {
 		if h, ok := l.pool.Get().(*[]byte); ok && cap(*h) >= n {
 			return (*h)[:n]
 		}
@@ -88,9 +89,10 @@ func (l *lender) get(n int) []byte {
 	return rawbuf.Make(n)
 }
 
-// put takes back b, to which nothing refers any more.
+// put takes back b, to which nothing refers any more; a nil lender
+// leaves it to the collector.
 func (l *lender) put(b []byte) {
-	if cap(b) == 0 || cap(b) > maxLent {
+	if l == nil || cap(b) == 0 || cap(b) > maxLent {
 		return
 	}
 	b = b[:0]
@@ -269,12 +271,7 @@ func (lr *lineReader) readLong(limit int) (line []byte, done bool, err error) {
 			nl += k
 			stage, rest = stage[:nl], stage[nl+1:]
 		}
-		var line []byte
-		if lr.lend != nil {
-			line = lr.lend.get(len(head) + len(stage))
-		} else {
-			line = rawbuf.Make(len(head) + len(stage))
-		}
+		line := lr.lend.get(len(head) + len(stage))
 		copy(line[copy(line, head):], stage)
 		lr.resume(s, rest)
 		lr.readErr = rerr
