@@ -34,6 +34,18 @@ type file struct {
 // testdata.
 func libraryPackages(t *testing.T) []*pkg {
 	t.Helper()
+	pkgs := rootPackages(t, false)
+	if len(pkgs) < 8 {
+		t.Fatalf("found only %d library packages", len(pkgs))
+	}
+	return pkgs
+}
+
+// rootPackages parses every package of the root module outside other
+// modules (folders with a go.mod), main packages, testdata and, unless
+// withInternal, internal/.
+func rootPackages(t *testing.T, withInternal bool) []*pkg {
+	t.Helper()
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +60,7 @@ func libraryPackages(t *testing.T) []*pkg {
 		rel, _ := filepath.Rel(root, path)
 		if d.IsDir() {
 			name := d.Name()
-			if rel != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules" || name == "internal") {
+			if rel != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules" || name == "internal" && !withInternal) {
 				return filepath.SkipDir
 			}
 			if _, err := os.Stat(filepath.Join(path, "go.mod")); rel != "." && err == nil {
@@ -89,9 +101,6 @@ func libraryPackages(t *testing.T) []*pkg {
 	var pkgs []*pkg
 	for _, dir := range order {
 		pkgs = append(pkgs, byDir[dir])
-	}
-	if len(pkgs) < 8 {
-		t.Fatalf("found only %d library packages under %s", len(pkgs), root)
 	}
 	return pkgs
 }
