@@ -49,11 +49,7 @@ type compatibleProvider struct{ name, baseURL, keyVar string }
 
 // Names lists the providers Open knows.
 func Names() []string {
-	names := []string{"openai", "anthropic"}
-	for _, c := range compatible {
-		names = append(names, c.name)
-	}
-	return names
+	return append([]string{"openai", "anthropic"}, compatibleNames()...)
 }
 
 // Split reads "PROVIDER/MODEL". The model's own name may hold slashes
