@@ -6,10 +6,11 @@ import (
 	"os"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
+
+	"github.com/ferrymcp/ferry/observe/otlp"
 )
 
 // State is what a program with sessions and upstream servers (the
@@ -93,15 +94,22 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 // TracerProviderFromEnv returns an OpenTelemetry tracer provider that
 // exports spans over OTLP/HTTP as the standard variables say
 // (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
-// OTEL_EXPORTER_OTLP_HEADERS, OTEL_SERVICE_NAME, ...), and the function
-// that flushes and stops it; nil when neither endpoint is set (or
-// OTEL_TRACES_EXPORTER is "none").
+// OTEL_EXPORTER_OTLP_HEADERS, OTEL_SERVICE_NAME, ...; see
+// [otlp.OptionsFromEnv]), and the function that flushes and stops it; nil
+// when neither endpoint is set (or OTEL_TRACES_EXPORTER is "none").
 func TracerProviderFromEnv(ctx context.Context, service string) (*sdktrace.TracerProvider, func(context.Context) error, error) {
-	if os.Getenv("OTEL_TRACES_EXPORTER") == "none" ||
-		os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") == "" && os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") == "" {
-		return nil, func(context.Context) error { return nil }, nil
+	none := func(context.Context) error { return nil }
+	if os.Getenv("OTEL_TRACES_EXPORTER") == "none" {
+		return nil, none, nil
 	}
-	exp, err := otlptracehttp.New(ctx)
+	opts, err := otlp.OptionsFromEnv(os.Getenv)
+	if errors.Is(err, otlp.ErrNoEndpoint) {
+		return nil, none, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	exp, err := otlp.New(opts)
 	if err != nil {
 		return nil, nil, err
 	}
