@@ -1,22 +1,17 @@
 package gateway
 
 import (
-	"compress/gzip"
 	"context"
 	"encoding/hex"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
-	"google.golang.org/protobuf/proto"
-
 	"github.com/ferrymcp/ferry/config"
 	"github.com/ferrymcp/ferry/observe"
+	"github.com/ferrymcp/ferry/observe/otlp/otlptest"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
 )
@@ -27,43 +22,21 @@ type span struct {
 	trace, id, parent   string
 }
 
-// otlpReceiver is an OTLP/HTTP trace endpoint on loopback: it decodes
-// each export (ExportTraceServiceRequest, protobuf, as the OTLP exporters
-// send it) with the protocol's own generated code.
+// otlpReceiver is an OTLP/HTTP trace endpoint on loopback that decodes
+// each export with the protocol's own generated code.
 type otlpReceiver struct {
-	*httptest.Server
-	mu    sync.Mutex
-	spans []span
+	*otlptest.Receiver
 }
 
 func newOTLPReceiver(t *testing.T) *otlpReceiver {
-	r := &otlpReceiver{}
-	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if req.Method != "POST" || req.URL.Path != "/v1/traces" || req.Header.Get("Content-Type") != "application/x-protobuf" {
-			http.Error(w, "not an OTLP/HTTP protobuf trace export", http.StatusBadRequest)
-			return
-		}
-		var body io.Reader = req.Body
-		if req.Header.Get("Content-Encoding") == "gzip" {
-			zr, err := gzip.NewReader(req.Body)
-			if err != nil {
-				http.Error(w, err.Error(), http.StatusBadRequest)
-				return
-			}
-			body = zr
-		}
-		data, err := io.ReadAll(body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		var export coltrace.ExportTraceServiceRequest
-		if err := proto.Unmarshal(data, &export); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		r.mu.Lock()
-		for _, rs := range export.ResourceSpans {
+	return &otlpReceiver{otlptest.NewReceiver(t)}
+}
+
+// spans returns the spans received so far.
+func (r *otlpReceiver) spans() []span {
+	var spans []span
+	for _, export := range r.Exports() {
+		for _, rs := range export.Request.ResourceSpans {
 			service := ""
 			for _, a := range rs.GetResource().GetAttributes() {
 				if a.Key == "service.name" {
@@ -72,18 +45,13 @@ func newOTLPReceiver(t *testing.T) *otlpReceiver {
 			}
 			for _, ss := range rs.ScopeSpans {
 				for _, s := range ss.Spans {
-					r.spans = append(r.spans, span{service: service, name: s.Name, kind: s.Kind.String(),
+					spans = append(spans, span{service: service, name: s.Name, kind: s.Kind.String(),
 						trace: hex.EncodeToString(s.TraceId), id: hex.EncodeToString(s.SpanId), parent: hex.EncodeToString(s.ParentSpanId)})
 				}
 			}
 		}
-		r.mu.Unlock()
-		out, _ := proto.Marshal(&coltrace.ExportTraceServiceResponse{})
-		w.Header().Set("Content-Type", "application/x-protobuf")
-		w.Write(out)
-	}))
-	t.Cleanup(r.Close)
-	return r
+	}
+	return spans
 }
 
 // find waits for a span of service named name.
@@ -91,15 +59,12 @@ func (r *otlpReceiver) find(t *testing.T, service, name string) span {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		r.mu.Lock()
-		for _, s := range r.spans {
+		all := r.spans()
+		for _, s := range all {
 			if s.service == service && s.name == name {
-				r.mu.Unlock()
 				return s
 			}
 		}
-		all := append([]span(nil), r.spans...)
-		r.mu.Unlock()
 		if time.Now().After(deadline) {
 			t.Fatalf("no span %q of %s among %+v", name, service, all)
 		}
@@ -111,19 +76,18 @@ func (r *otlpReceiver) find(t *testing.T, service, name string) span {
 // gateway client span whose parent is a gateway server span of the same
 // trace, or nil.
 func (r *otlpReceiver) chained(name string) *span {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for i, s := range r.spans {
+	all := r.spans()
+	for i, s := range all {
 		if s.service != "a" || s.name != name {
 			continue
 		}
-		for _, cs := range r.spans {
+		for _, cs := range all {
 			if cs.service != "ferry-gateway" || cs.id != s.parent || cs.kind != "SPAN_KIND_CLIENT" {
 				continue
 			}
-			for _, ss := range r.spans {
+			for _, ss := range all {
 				if ss.service == "ferry-gateway" && ss.id == cs.parent && ss.kind == "SPAN_KIND_SERVER" && ss.trace == s.trace {
-					return &r.spans[i]
+					return &all[i]
 				}
 			}
 		}

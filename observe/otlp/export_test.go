@@ -2,16 +2,13 @@ package otlp
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -27,54 +24,18 @@ import (
 	"google.golang.org/protobuf/encoding/prototext"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/ferrymcp/ferry/observe/otlp/otlptest"
 )
 
-// receiver is an OTLP/HTTP endpoint on loopback keeping each export's
-// decoded body and headers.
-type receiver struct {
-	*httptest.Server
-	mu      sync.Mutex
-	bodies  [][]byte
-	headers []http.Header
-}
-
-func newReceiver(t *testing.T) *receiver {
-	r := &receiver{}
-	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		var body io.Reader = req.Body
-		if req.Header.Get("Content-Encoding") == "gzip" {
-			zr, err := gzip.NewReader(req.Body)
-			if err != nil {
-				http.Error(w, err.Error(), http.StatusBadRequest)
-				return
-			}
-			body = zr
-		}
-		b, err := io.ReadAll(body)
-		if err != nil || req.URL.Path != "/v1/traces" || req.Header.Get("Content-Type") != "application/x-protobuf" {
-			http.Error(w, "not an OTLP/HTTP protobuf trace export", http.StatusBadRequest)
-			return
-		}
-		r.mu.Lock()
-		r.bodies = append(r.bodies, b)
-		r.headers = append(r.headers, req.Header.Clone())
-		r.mu.Unlock()
-		w.Header().Set("Content-Type", "application/x-protobuf")
-	}))
-	t.Cleanup(r.Close)
-	return r
-}
-
-func (r *receiver) take(t *testing.T) ([]byte, http.Header) {
+// takeOne returns the one export recv got since the last call.
+func takeOne(t *testing.T, recv *otlptest.Receiver) otlptest.Export {
 	t.Helper()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if len(r.bodies) != 1 {
-		t.Fatalf("%d exports, want 1", len(r.bodies))
+	exports := recv.Take()
+	if len(exports) != 1 {
+		t.Fatalf("%d exports, want 1", len(exports))
 	}
-	b, h := r.bodies[0], r.headers[0]
-	r.bodies, r.headers = nil, nil
-	return b, h
+	return exports[0]
 }
 
 // sorted orders what OpenTelemetry's exporter leaves in map order: the
@@ -111,7 +72,7 @@ func TestSameExportAsOpenTelemetrySDK(t *testing.T) {
 		})...)
 	}
 	for _, gz := range []bool{false, true} {
-		recv := newReceiver(t)
+		recv := otlptest.NewReceiver(t)
 		ctx := context.Background()
 		compression := otlptracehttp.NoCompression
 		if gz {
@@ -125,7 +86,7 @@ func TestSameExportAsOpenTelemetrySDK(t *testing.T) {
 		if err := theirs.ExportSpans(ctx, spans); err != nil {
 			t.Fatal(err)
 		}
-		theirBody, theirHeaders := recv.take(t)
+		theirs1 := takeOne(t, recv)
 		ours, err := New(Options{Endpoint: recv.URL + "/v1/traces", Gzip: gz, Headers: map[string]string{"X-Key": "k"}})
 		if err != nil {
 			t.Fatal(err)
@@ -133,14 +94,14 @@ func TestSameExportAsOpenTelemetrySDK(t *testing.T) {
 		if err := ours.ExportSpans(ctx, spans); err != nil {
 			t.Fatal(err)
 		}
-		ourBody, ourHeaders := recv.take(t)
-		want, got := sorted(decode(t, theirBody)), sorted(decode(t, ourBody))
+		ours1 := takeOne(t, recv)
+		want, got := sorted(theirs1.Request), sorted(ours1.Request)
 		if !proto.Equal(want, got) {
 			t.Errorf("gzip %v: ours:\n%s\ntheirs:\n%s", gz, prototext.Format(got), prototext.Format(want))
 		}
 		for _, h := range []string{"X-Key", "Content-Type", "Content-Encoding"} {
-			if ourHeaders.Get(h) != theirHeaders.Get(h) {
-				t.Errorf("gzip %v: header %s: ours %q, theirs %q", gz, h, ourHeaders.Get(h), theirHeaders.Get(h))
+			if ours1.Header.Get(h) != theirs1.Header.Get(h) {
+				t.Errorf("gzip %v: header %s: ours %q, theirs %q", gz, h, ours1.Header.Get(h), theirs1.Header.Get(h))
 			}
 		}
 		theirs.Shutdown(ctx)
