@@ -10,6 +10,9 @@
 #   ferry-http     the echo server itself over HTTP (no gateway): the ceiling
 #   ferry-stdio    the echo server alone over stdio (loadgen spawns it): what
 #                  the stdio hop behind the gateway costs on its own
+#   bound          bench/forward-bound in front of ECHO: the least work any
+#                  gateway must do (ids rewritten, bytes passed on, nothing
+#                  checked), the most a gateway can reach on this machine
 #
 # The peers are pinned in bench/gateway/package.json + package-lock.json and
 # installed with npm ci into the scratch folder, never into the repo. Then
@@ -35,6 +38,7 @@ CGO_ENABLED=0 go build -trimpath -o "$work/bin/ferry" ./cmd/ferry
 CGO_ENABLED=0 go build -trimpath -o "$work/bin/ferry-server" ./bench/echo-server
 CGO_ENABLED=0 go build -trimpath -tags nohttp -o "$work/bin/ferry-server-stdio" ./bench/echo-server
 CGO_ENABLED=0 go build -trimpath -o "$work/bin/idle-sessions" ./bench/idle-sessions
+CGO_ENABLED=0 go build -trimpath -o "$work/bin/forward-bound" ./bench/forward-bound
 cp bench/gateway/package.json bench/gateway/package-lock.json "$work/gw/"
 (cd "$work/gw" && PATH="$(dirname "$node"):$PATH" npm ci --no-audit --no-fund --loglevel=error)
 
@@ -44,6 +48,7 @@ matrix="$work/matrix-gateway.conf"
 	echo "server | ferry-http   | - | - | bin/ferry-server -transport http -port {PORT}"
 	echo "server | ferry-stdio  | - | $echo | -"
 	echo "server | ferry-serve  | - | - | bin/ferry serve --prefix never --addr 127.0.0.1:{PORT} -- $echo"
+	echo "server | bound        | - | - | bin/forward-bound -port {PORT} -- $echo"
 	echo "server | supergateway | - | - | $node gw/node_modules/supergateway/dist/index.js --stdio $echo --outputTransport streamableHttp --stateful --logLevel none --port {PORT}"
 	echo "server | mcp-proxy    | - | - | $node gw/node_modules/mcp-proxy/dist/bin/mcp-proxy.mjs --host 127.0.0.1 --port {PORT} -- $echo"
 } >"$matrix"
