@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/ferrymcp/ferry/client"
@@ -129,4 +130,86 @@ func processCPU() int64 {
 		return 0
 	}
 	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// BenchmarkToolCallParams is the gateway's reading of a tools/call's
+// params on the way upstream (toolCall), for arguments of 20 bytes and
+// of 64 KiB.
+func BenchmarkToolCallParams(b *testing.B) {
+	for _, size := range []int{20, 64 << 10} {
+		b.Run(sizeName(size), func(b *testing.B) {
+			onToolCall(b, size, func(req *server.Request) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := toolCall(req); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkObservedToolCall is what ferry serve's observing middleware
+// costs a tools/call whose result the gateway passes on undecoded (a raw
+// echo of the arguments), the forwarding left out.
+func BenchmarkObservedToolCall(b *testing.B) {
+	obs, err := observe.New(&observe.Options{TracerProvider: noop.NewTracerProvider()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, size := range []int{20, 64 << 10} {
+		b.Run(sizeName(size), func(b *testing.B) {
+			raw := jsontext.Value(`{"content":[{"type":"text","text":"` + strings.Repeat("x", size) + `"}]}`)
+			h := obs.Middleware("gateway")(func(ctx context.Context, req *server.Request) (any, error) { return raw, nil })
+			onToolCall(b, size, func(req *server.Request) {
+				ctx := context.Background()
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := h(ctx, req); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		})
+	}
+}
+
+func sizeName(size int) string {
+	if size < 1<<10 {
+		return fmt.Sprintf("%dB", size)
+	}
+	return fmt.Sprintf("%dKiB", size>>10)
+}
+
+// onToolCall runs f in the middleware of a server that a client calls
+// the tool echo of, with a message of size bytes, over an in-memory pipe:
+// f gets the request as the server decoded it.
+func onToolCall(b *testing.B, size int, f func(req *server.Request)) {
+	b.Helper()
+	ran := false
+	mw := func(next server.MethodHandler) server.MethodHandler {
+		return func(ctx context.Context, req *server.Request) (any, error) {
+			if req.Method == protocol.MethodToolsCall && !ran {
+				ran = true
+				f(req)
+			}
+			return next(ctx, req)
+		}
+	}
+	a, c := memory.NewPipe(jsonrpc.Limits{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go testServer("a", mw).Run(ctx, a)
+	cl, err := client.Connect(ctx, client.StreamTransport{Stream: c}, &client.Options{ProtocolVersion: protocol.LatestLegacyVersion})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cl.Close()
+	if _, err := cl.Call(ctx, "echo", map[string]string{"message": strings.Repeat("x", size)}); err != nil {
+		b.Fatal(err)
+	}
+	if !ran {
+		b.Fatal("the middleware saw no tools/call")
+	}
 }

@@ -8,32 +8,53 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
+	"github.com/ferrymcp/ferry/internal/serverapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
 )
 
+// srv is what package server gives ferry's transports and middleware.
+var srv = serverapi.Get[*server.Server, *server.Session, *server.Request]()
+
 // toolCall reads the params of a tools/call without copying or decoding
 // its arguments, which go upstream as they came: on the hot path of a
-// gateway, a 64 KiB argument is neither decoded nor copied here.
+// gateway, a 64 KiB argument is neither decoded nor copied here. Nor is
+// it walked again: the JSON-RPC decoder picked the name and the arguments
+// out of the params while it validated them (serverapi's Sniffed), and
+// the params are walked only for the members it leaves (a stateless
+// retry's), or when it picked nothing.
 func toolCall(req *server.Request) (*protocol.CallToolParams, error) {
 	params := req.Params()
 	p := &protocol.CallToolParams{}
-	raw, ok, err := jsonrpcapi.Member(params, "name")
-	if err != nil || !ok || len(raw) == 0 || raw[0] != '"' {
+	sn := srv.Sniffed(req)
+	raw, args := sn.Name, sn.Arguments
+	sniffed := raw != nil
+	if !sniffed {
+		var err error
+		var ok bool
+		if raw, ok, err = jsonrpcapi.Member(params, "name"); err != nil || !ok {
+			raw = nil
+		}
+		args, _, _ = jsonrpcapi.Member(params, "arguments")
+	}
+	if len(raw) == 0 || raw[0] != '"' {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: tools/call needs a string name")
 	}
+	var err error
 	if p.Name, err = jsonrpcapi.Unquote(raw); err != nil {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid tool name: %v", err)
 	}
-	if args, ok, _ := jsonrpcapi.Member(params, "arguments"); ok && string(args) != "null" {
+	if args != nil && string(args) != "null" {
 		if len(args) == 0 || args[0] != '{' {
 			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: arguments must be an object")
 		}
 		p.Arguments = args
 	}
 	p.Meta = forwardMeta(req)
-	if req.Stateless() {
+	// Without members beside _meta, name and arguments (sn.Extra), a
+	// stateless request is no retry.
+	if req.Stateless() && (sn.Extra || !sniffed) {
 		if err := mrtrParams(params, &p.MRTRParams); err != nil {
 			return nil, err
 		}

@@ -14,17 +14,21 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
+	"github.com/ferrymcp/ferry/internal/serverapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
 )
+
+// srv is what package server gives ferry's transports and middleware.
+var srv = serverapi.Get[*server.Server, *server.Session, *server.Request]()
 
 // Middleware returns server middleware that observes every request of a
 // server, named name in the metrics.
 func (o *Observer) Middleware(name string) server.Middleware {
 	return func(next server.MethodHandler) server.MethodHandler {
 		return func(ctx context.Context, req *server.Request) (any, error) {
-			target, uri := targetOf(req.Method, req.Params())
+			target, uri := targetOf(req)
 			if meta := metaOf(req); meta != nil {
 				ctx = o.prop.Extract(ctx, metaCarrier(meta))
 			}
@@ -227,20 +231,29 @@ func appendTarget(attrs []attribute.KeyValue, method, target, uri string) []attr
 }
 
 // targetOf picks the name (tools/call, prompts/get) or the URI
-// (resources/*) out of a request's params, walking only their top level
-// and copying nothing: a 64 KiB argument costs a scan, not a buffer.
-func targetOf(method string, params jsontext.Value) (name, uri string) {
+// (resources/*) out of a request's params, copying nothing: the name as
+// the decoder picked it out, the URI by a walk of their top level.
+func targetOf(req *server.Request) (name, uri string) {
 	key := ""
-	switch method {
+	var raw jsontext.Value
+	switch req.Method {
 	case protocol.MethodToolsCall, protocol.MethodPromptsGet:
-		key = "name"
+		// Nil when the decoder picked nothing (a message not decoded).
+		key, raw = "name", srv.Sniffed(req).Name
 	case protocol.MethodResourcesRead, protocol.MethodResourcesSubscribe, protocol.MethodResourcesUnsubscribe:
 		key = "uri"
 	default:
 		return "", ""
 	}
-	raw, ok, err := jsonrpcapi.Member(params, key)
-	if err != nil || !ok || len(raw) == 0 || raw[0] != '"' {
+	if raw == nil {
+		var ok bool
+		var err error
+		raw, ok, err = jsonrpcapi.Member(req.Params(), key)
+		if err != nil || !ok {
+			return "", ""
+		}
+	}
+	if len(raw) == 0 || raw[0] != '"' {
 		return "", ""
 	}
 	v, err := jsonrpcapi.Unquote(raw)

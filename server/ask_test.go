@@ -125,7 +125,7 @@ func interviewOptions(version string) *client.Options {
 }
 
 // srv is what package server gives ferry's transports.
-var srv = serverapi.Get[*server.Server, *server.Session]()
+var srv = serverapi.Get[*server.Server, *server.Session, *server.Request]()
 
 type nopPeer struct{}
 

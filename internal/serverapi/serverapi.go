@@ -6,15 +6,17 @@
 // after.
 //
 // The functions are in [Server], whose type parameters stand for
-// *server.Server and *server.Session (this package cannot import server,
-// which imports it); a transport gets them typed, once, with
+// *server.Server, *server.Session and *server.Request (this package
+// cannot import server, which imports it); a transport gets them typed,
+// once, with
 //
-//	var srv = serverapi.Get[*server.Server, *server.Session]()
+//	var srv = serverapi.Get[*server.Server, *server.Session, *server.Request]()
 package serverapi
 
 import (
 	"context"
 
+	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 	"github.com/ferrymcp/ferry/internal/mcpheader"
 	"github.com/ferrymcp/ferry/jsonrpc"
 )
@@ -30,9 +32,10 @@ type Peer interface {
 	Call(ctx context.Context, method string, params any) (*jsonrpc.Message, error)
 }
 
-// Server holds the operations on a server that only transports use. S is
-// *server.Server and Sess *server.Session.
-type Server[S, Sess any] struct {
+// Server holds the operations on a server that only transports (and
+// ferry's own middleware) use. S is *server.Server, Sess *server.Session
+// and Req *server.Request.
+type Server[S, Sess, Req any] struct {
 	// HandleMessage serves one incoming request or notification and
 	// returns the result to send back: sess is the legacy session the
 	// message belongs to (nil for a sessionless HTTP request) and peer
@@ -53,6 +56,12 @@ type Server[S, Sess any] struct {
 	// called name mirrors into headers (computed when the tool was
 	// added), and whether there is such a tool.
 	ToolHeaders func(s S, name string) ([]mcpheader.Param, bool)
+	// Sniffed returns what the JSON-RPC decoder picked out of a request's
+	// params while it validated them (a tools/call's name and arguments,
+	// its _meta): middleware that forwards or observes a request finds
+	// them there without walking the params again. It is never nil; zero
+	// for a request whose message was not decoded.
+	Sniffed func(r Req) *jsonrpcapi.Meta
 }
 
 // Origin is the context of the HTTP request that carried a message, with
@@ -85,8 +94,8 @@ func HeaderOf(ctx context.Context) (map[string][]string, bool) {
 var server any
 
 // Set is called once, by package server's init.
-func Set[S, Sess any](f Server[S, Sess]) { server = f }
+func Set[S, Sess, Req any](f Server[S, Sess, Req]) { server = f }
 
-// Get returns the functions package server set; S and Sess must be
-// *server.Server and *server.Session.
-func Get[S, Sess any]() Server[S, Sess] { return server.(Server[S, Sess]) }
+// Get returns the functions package server set; S, Sess and Req must be
+// *server.Server, *server.Session and *server.Request.
+func Get[S, Sess, Req any]() Server[S, Sess, Req] { return server.(Server[S, Sess, Req]) }

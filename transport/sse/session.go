@@ -252,4 +252,4 @@ func accepts(r *http.Request, mt string) bool {
 }
 
 // srv is what package server gives its transports.
-var srv = serverapi.Get[*server.Server, *server.Session]()
+var srv = serverapi.Get[*server.Server, *server.Session, *server.Request]()

@@ -414,4 +414,4 @@ func flushed(w http.ResponseWriter) error {
 var errClosed = errors.New("streamable: closed")
 
 // srv is what package server gives its transports.
-var srv = serverapi.Get[*server.Server, *server.Session]()
+var srv = serverapi.Get[*server.Server, *server.Session, *server.Request]()
