@@ -150,9 +150,10 @@ func BenchmarkToolCallParams(b *testing.B) {
 	}
 }
 
-// BenchmarkObservedToolCall is what ferry serve's observing middleware
-// costs a tools/call whose result the gateway passes on undecoded (a raw
-// echo of the arguments), the forwarding left out.
+// BenchmarkObservedToolCall is what ferry serve's observing costs a
+// tools/call whose result the gateway passes on undecoded (a raw echo of
+// the arguments): its middleware, and its Call around the forwarding,
+// which is left out.
 func BenchmarkObservedToolCall(b *testing.B) {
 	obs, err := observe.New(&observe.Options{TracerProvider: noop.NewTracerProvider()})
 	if err != nil {
@@ -161,7 +162,10 @@ func BenchmarkObservedToolCall(b *testing.B) {
 	for _, size := range []int{20, 64 << 10} {
 		b.Run(sizeName(size), func(b *testing.B) {
 			raw := jsontext.Value(`{"content":[{"type":"text","text":"` + strings.Repeat("x", size) + `"}]}`)
-			h := obs.Middleware("gateway")(func(ctx context.Context, req *server.Request) (any, error) { return raw, nil })
+			h := obs.Middleware("gateway")(func(ctx context.Context, req *server.Request) (any, error) {
+				return obs.Call(ctx, &observe.Outgoing{Server: "a", Method: req.Method, Name: "echo"},
+					func(ctx context.Context) (any, error) { return raw, nil })
+			})
 			onToolCall(b, size, func(req *server.Request) {
 				ctx := context.Background()
 				b.ReportAllocs()

@@ -53,6 +53,9 @@ func (o *Observer) Call(ctx context.Context, out *Outgoing, send func(ctx contex
 	took := time.Since(start)
 	in.Dec()
 	outcome := outcomeOf(res, err)
+	if out.Method == protocol.MethodToolsCall {
+		memoOf(ctx).remember(res, err, outcome) // for the observing middleware of the request it forwards
+	}
 	o.m.callsOf(outcomeKey{server: out.Server, method: out.Method, tool: tool, outcome: outcome}).Inc()
 	o.m.callTimeOf(toolKey{out.Server, out.Method, tool}).Observe(took.Seconds())
 	if span != nil {
