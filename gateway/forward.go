@@ -112,7 +112,7 @@ func (f *front) forward(ctx context.Context, req *server.Request, l *link, uc *U
 	if mrtr.RequestState != "" {
 		p, err = g.pending.resume(what, mrtr.RequestState, mrtr.InputResponses)
 	} else {
-		p, err = g.pending.start(what, func(pctx context.Context, p *pending) (any, error) {
+		p, err = g.pending.start(ctx, what, func(pctx context.Context, p *pending) (any, error) {
 			return f.invoke(pctx, pctx, req, l, uc, p, run)
 		})
 	}

@@ -181,3 +181,44 @@ func TestTraceAndMetricsAcrossTheGateway(t *testing.T) {
 		}
 	}
 }
+
+// A stateless client's tools/call, prompts/get and resources/read run
+// upstream apart from the client's request (as pending requests, which
+// may outlive it): their spans still join the request's trace.
+func TestTraceAcrossTheGatewayStateless(t *testing.T) {
+	recv := newOTLPReceiver(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", recv.URL)
+	t.Setenv("OTEL_BSP_SCHEDULE_DELAY", "50")
+	ctx := ctxT(t)
+	tp, stop, err := observe.TracerProviderFromEnv(ctx, "ferry-gateway")
+	if err != nil || tp == nil {
+		t.Fatal(tp, err)
+	}
+	defer stop(ctx)
+	obs, err := observe.New(&observe.Options{TracerProvider: tp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, url := start(t, []*config.Server{child(t, "a")}, &Options{
+		Middleware: []server.Middleware{obs.Middleware("gateway")},
+		Upstream:   observeUpstream(obs),
+	})
+	c := connect(t, url+"/mcp", protocol.LatestVersion, nil)
+	if got := text(t)(c.Call(ctx, "a__echo", map[string]string{"message": "traced"})); got != "traced" {
+		t.Fatal(got)
+	}
+	if _, err := c.GetPrompt(ctx, "a__greet", map[string]string{"who": "w"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ReadResource(ctx, "test://a/version"); err != nil {
+		t.Fatal(err)
+	}
+	tp.ForceFlush(ctx)
+	for _, name := range []string{"tools/call echo", "prompts/get greet", "resources/read"} {
+		recv.find(t, "a", name)
+		recv.find(t, "ferry-gateway", name)
+		if chained := recv.chained(name); chained == nil {
+			t.Errorf("no upstream span %q whose parent is a gateway client span whose parent is a gateway server span", name)
+		}
+	}
+}

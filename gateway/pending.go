@@ -62,7 +62,10 @@ type pendingSet struct {
 var errAbandoned = errors.New("the client did not retry the request in time")
 
 // start runs call upstream as a pending request that may ask questions.
-func (ps *pendingSet) start(kind string, run func(ctx context.Context, p *pending) (any, error)) (*pending, error) {
+// Its context keeps the values of parent, the client request's (the
+// trace its span is in, the caller), but not its cancellation or
+// deadline: the call may outlive that request.
+func (ps *pendingSet) start(parent context.Context, kind string, run func(ctx context.Context, p *pending) (any, error)) (*pending, error) {
 	ps.mu.Lock()
 	if ps.n >= ps.max {
 		ps.mu.Unlock()
@@ -72,7 +75,7 @@ func (ps *pendingSet) start(kind string, run func(ctx context.Context, p *pendin
 	ps.mu.Unlock()
 	var b [18]byte
 	rand.Read(b[:])
-	ctx, cancel := context.WithCancelCause(context.Background())
+	ctx, cancel := context.WithCancelCause(context.WithoutCancel(parent))
 	p := &pending{set: ps, token: "gw1." + base64.RawURLEncoding.EncodeToString(b[:]), kind: kind,
 		ctx: ctx, cancel: cancel, questions: make(chan *question), done: make(chan struct{}), open: map[string]*question{}}
 	go func() {
