@@ -37,6 +37,9 @@ go mod download
 # zitadel's example OpenID Provider, an authorization server of the OAuth
 # interop tests: a module of its own, outside the workspace.
 (cd interop/zitadelop && GOWORK=off go mod download)
+# The OpenTelemetry Collector's OTLP receiver, which the gateway's traces
+# are tested against: a module of its own, outside the workspace.
+(cd interop/otelcol && GOWORK=off go mod download)
 
 step "npm peers (interop/node, pinned by package-lock.json)"
 if [ ! -d interop/node/node_modules ] || [ interop/node/package-lock.json -nt interop/node/node_modules/.package-lock.json ]; then
@@ -103,4 +106,12 @@ step "go test (the agent on the wire: official SDKs, Ollama's middleware, real M
 (cd agent/wiretest && GOWORK=off go mod download && GOWORK=off go vet ./... &&
 	FERRY_NODE="$node22" GOWORK=off gotest -count=1 -timeout 10m ./...)
 
-step "all tests passed: $(awk '{ ok += $1 } END { print ok }' "$counts") Go test packages ok (the race-enabled run, the budgets, interop and the agent's wire tests), the conformance scenarios above"
+step "go test (the gateway's traces in the OpenTelemetry Collector's OTLP receiver)"
+# A module of its own, outside go.work: the collector's module graph
+# (gRPC, zap, koanf) stays out of every other module's. Its test builds
+# the ferry command and runs `ferry serve` with OTEL_EXPORTER_OTLP_ENDPOINT
+# at the receiver, started in-process on loopback.
+(cd interop/otelcol && GOWORK=off go vet ./... &&
+	GOWORK=off gotest -count=1 -timeout 10m ./...)
+
+step "all tests passed: $(awk '{ ok += $1 } END { print ok }' "$counts") Go test packages ok (the race-enabled run, the budgets, interop, the agent's wire tests and the OTLP receiver's), the conformance scenarios above"
