@@ -74,6 +74,11 @@ func serveStdio() {
 			}
 		}
 	}
+	tokens := "unset"
+	if _, ok := os.LookupEnv("FERRY_GATEWAY_TOKENS"); ok {
+		tokens = "set"
+	}
+	mark("environment: FERRY_GATEWAY_TOKENS " + tokens)
 	testServer(mark).Run(context.Background(), stdio.ServerStream())
 }
 

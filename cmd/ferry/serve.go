@@ -225,6 +225,10 @@ func inboundAuth(f *serveFlags, log *slog.Logger) (func(http.Handler) http.Handl
 	if env := os.Getenv("FERRY_GATEWAY_TOKENS"); env != "" {
 		tokens = append(tokens, gateway.SplitTokens(env)...)
 	}
+	// The servers it starts inherit its environment; the tokens are the
+	// gateway's own, and a server that read them could call it as any of
+	// its clients.
+	os.Unsetenv("FERRY_GATEWAY_TOKENS")
 	if len(tokens) == 0 {
 		return nil, nil
 	}

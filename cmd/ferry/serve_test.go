@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -167,5 +168,35 @@ func TestServeRefusesOpenAddressWithoutAuth(t *testing.T) {
 	code, _, errOut := runFerry(t, "", "serve", "--addr", "0.0.0.0:0", "--", exampleServer)
 	if code != exitUsage || !strings.Contains(errOut, "FERRY_GATEWAY_TOKENS") {
 		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+// The gateway's own bearer tokens do not reach the servers it starts,
+// which inherit the rest of its environment: a server that read them
+// could call the gateway as any of its clients.
+func TestServeKeepsItsTokensFromServers(t *testing.T) {
+	mark := filepath.Join(t.TempDir(), "mark")
+	_, url := startServe(t, ferryBin, []string{"FERRY_GATEWAY_TOKENS=sekrit-1,sekrit-2",
+		"FERRY_TEST_SERVER=stdio", "FERRY_TEST_MARK=" + mark}, "--", testBin)
+	waitFor(t, "the server to start", fileHas(mark, "environment:"))
+	if b, _ := os.ReadFile(mark); !strings.Contains(string(b), "FERRY_GATEWAY_TOKENS unset") {
+		t.Errorf("the server saw the gateway's tokens: %s", b)
+	}
+	for token, want := range map[string]int{"": http.StatusUnauthorized, "sekrit-2": http.StatusOK} {
+		req, _ := http.NewRequest("POST", url+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize",`+
+			`"params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("token %q: HTTP %d, want %d", token, resp.StatusCode, want)
+		}
 	}
 }
