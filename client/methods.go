@@ -46,12 +46,27 @@ type rawResult struct {
 	raw jsontext.Value
 }
 
+// readFrom reads the result of m, whose resultType the decoder picked
+// out while it validated it: a 64 KiB result is not walked again.
+func (r *rawResult) readFrom(m *jsonrpc.Message) error {
+	if sn := rpc.Meta(m); sn.ResultSeen {
+		r.raw = m.Result
+		return r.resultType(sn.ResultType, sn.ResultType != nil)
+	}
+	return r.read(m.Result) // a message not decoded: no sniff
+}
+
 func (r *rawResult) read(raw []byte) error {
 	r.raw = raw
 	v, ok, err := jsonrpcapi.Member(raw, "resultType")
 	if err != nil {
 		return err
 	}
+	return r.resultType(v, ok)
+}
+
+// resultType reads the raw resultType v, when ok.
+func (r *rawResult) resultType(v jsontext.Value, ok bool) error {
 	if ok && string(v) != "null" {
 		rt, err := jsonrpcapi.Unquote(v)
 		if err != nil {
@@ -73,7 +88,12 @@ func roundTrips[T any](c *Client, ctx context.Context, method string, user proto
 			return nil, nil, err
 		}
 		out := new(T)
-		if err := c.decodeResult(m.Result, out); err != nil {
+		if r, ok := any(out).(*rawResult); ok {
+			err = r.readFrom(m)
+		} else {
+			err = c.decodeResult(m.Result, out)
+		}
+		if err != nil {
 			return nil, nil, fmt.Errorf("%s: invalid result: %w", method, err)
 		}
 		switch rt := fields(out).ResultType; rt {

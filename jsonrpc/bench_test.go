@@ -34,6 +34,28 @@ func BenchmarkDecodeSmall(b *testing.B) { benchmarkDecode(b, smallToolsCall) }
 
 func BenchmarkDecode64KiB(b *testing.B) { benchmarkDecode(b, largeToolsCall()) }
 
+// BenchmarkDecodeResult is the decoding of a tools/call's answer, with a
+// text of 20 bytes and of 64 KiB.
+func BenchmarkDecodeResult(b *testing.B) {
+	for _, size := range []int{20, 64 << 10} {
+		msg := []byte(`{"jsonrpc":"2.0","id":43,"result":{"content":[{"type":"text","text":"` + strings.Repeat("x", size) + `"}]}}`)
+		name := "20B"
+		if size > 20 {
+			name = "64KiB"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(msg)))
+			for b.Loop() {
+				m, err := Decode(msg, Limits{})
+				if err != nil || m.Result == nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 func BenchmarkDecode64KiBUnicode(b *testing.B) {
 	msg := []byte(`{"jsonrpc":"2.0","id":43,"method":"tools/call","params":{"name":"summarize","arguments":{"text":"` +
 		strings.Repeat("héllo wörld ☃ 😀 ", 64<<10/24) + `"}}}`)

@@ -50,9 +50,16 @@ func decodeInto(m *Message, data []byte, lim Limits) error {
 		version, idRaw, method, params, result, errRaw []byte
 		hasID                                          bool
 	)
-	// params is visited as it is validated, to pick out its _meta.
+	// params is visited as it is validated, to pick out its _meta, and so
+	// is result, for its resultType.
 	visitParams := func(name []byte, escaped bool, vs, ve int) error {
 		return sniffParams(&s, name, escaped, vs, ve, &m.meta)
+	}
+	visitResult := func(name []byte, escaped bool, vs, ve int) error {
+		if isName(name, escaped, sniff.ResultType) {
+			m.meta.ResultType = data[vs:ve]
+		}
+		return nil
 	}
 	end, err := s.objectWith(i, 1, func(name []byte, escaped bool, start, end int) error {
 		v := data[start:end]
@@ -74,7 +81,7 @@ func decodeInto(m *Message, data []byte, lim Limits) error {
 			errRaw = v
 		}
 		return nil
-	}, "params", visitParams)
+	}, inner{"params", visitParams}, inner{"result", visitResult})
 	// fail returns the error for this message, with its id when the id
 	// could be read, so that the sender can be told (or, for a response,
 	// the call it answers can fail instead of waiting forever).
@@ -143,8 +150,9 @@ func decodeInto(m *Message, data []byte, lim Limits) error {
 	default:
 		return fail(errorf(CodeInvalidRequest, "message has neither method nor result nor error"))
 	}
-	// A response has no params: whatever was sniffed does not apply.
-	m.meta = jsonrpcapi.Meta{}
+	// A response has no params: what was sniffed there does not apply.
+	// An object result's members were all seen (visitResult).
+	m.meta = jsonrpcapi.Meta{ResultType: m.meta.ResultType, ResultSeen: sniff.ResultType != "" && result != nil && result[0] == '{'}
 	return nil
 }
 

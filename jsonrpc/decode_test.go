@@ -459,7 +459,7 @@ func TestIDRoundTrip(t *testing.T) {
 // mcpSniff are the names protocol's init gives the decoder; the tests of
 // this package, which cannot import protocol, give them themselves.
 var mcpSniff = jsonrpcapi.SniffNames{Meta: "_meta", ProgressToken: "progressToken",
-	ProtocolVersion: "io.modelcontextprotocol/protocolVersion", Name: "name", Arguments: "arguments"}
+	ProtocolVersion: "io.modelcontextprotocol/protocolVersion", Name: "name", Arguments: "arguments", ResultType: "resultType"}
 
 func init() { setSniff(mcpSniff) }
 
@@ -487,6 +487,41 @@ func TestSniffNamesGiven(t *testing.T) {
 			string(got.Arguments) != string(want.Arguments) || got.Extra != want.Extra {
 			t.Errorf("names %+v: picked %+v, want %+v", names, got, want)
 		}
+	}
+}
+
+// TestResultTypeSniffing: the decoder picks a response's resultType out
+// of its result while it validates it, and says whether it walked the
+// result's members (an object) at all.
+func TestResultTypeSniffing(t *testing.T) {
+	for _, tc := range []struct {
+		name, in   string
+		resultType string // raw, "" for none
+		seen       bool
+	}{
+		{"complete", `{"jsonrpc":"2.0","id":1,"result":{"content":[],"resultType":"complete"}}`, `"complete"`, true},
+		{"first", `{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{}}}`, `"input_required"`, true},
+		{"none", `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"resultType"}]}}`, "", true},
+		{"nested only", `{"jsonrpc":"2.0","id":1,"result":{"a":{"resultType":"task"}}}`, "", true},
+		{"escaped name", `{"jsonrpc":"2.0","id":1,"result":{"result\u0054ype":"task"}}`, `"task"`, true},
+		{"null", `{"jsonrpc":"2.0","id":1,"result":{"resultType":null}}`, `null`, true},
+		{"empty result", `{"jsonrpc":"2.0","id":1,"result":{}}`, "", true},
+		{"result first", `{"result":{"resultType":"complete"},"id":1,"jsonrpc":"2.0"}`, `"complete"`, true},
+		{"escaped result", `{"jsonrpc":"2.0","id":1,"r\u0065sult":{"resultType":"complete"}}`, `"complete"`, true},
+		{"array result", `{"jsonrpc":"2.0","id":1,"result":[{"resultType":"complete"}]}`, "", false},
+		{"string result", `{"jsonrpc":"2.0","id":1,"result":"resultType"}`, "", false},
+		{"error", `{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m","data":{"resultType":"x"}}}`, "", false},
+		{"request", `{"jsonrpc":"2.0","id":1,"method":"m","params":{"resultType":"complete"}}`, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := Decode([]byte(tc.in), Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(m.meta.ResultType) != tc.resultType || m.meta.ResultSeen != tc.seen {
+				t.Errorf("resultType %q (seen %v), want %q (%v)", m.meta.ResultType, m.meta.ResultSeen, tc.resultType, tc.seen)
+			}
+		})
 	}
 }
 

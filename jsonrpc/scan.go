@@ -111,13 +111,20 @@ func (s *scanner) array(i, depth int) (int, error) {
 // object validates the object starting at data[i] and rejects duplicate
 // member names. visit, when not nil, sees every member.
 func (s *scanner) object(i, depth int, visit visitor) (int, error) {
-	return s.objectWith(i, depth, visit, "", nil)
+	return s.objectWith(i, depth, visit, inner{}, inner{})
 }
 
-// objectWith is object, where inner, when not nil, sees the members of the
-// member called innerName if its value is an object, in the same pass that
-// validates it.
-func (s *scanner) objectWith(i, depth int, visit visitor, innerName string, inner visitor) (int, error) {
+// inner is a member of an object whose members, when its value is an
+// object, a visitor sees (see objectWith).
+type inner struct {
+	name  string
+	visit visitor
+}
+
+// objectWith is object, where the visitor of a or of b, when not nil,
+// sees the members of the member they name if its value is an object, in
+// the same pass that validates them.
+func (s *scanner) objectWith(i, depth int, visit visitor, a, b inner) (int, error) {
 	if depth > s.maxDepth {
 		return i, errorf(CodeParseError, "JSON nested deeper than %d levels", s.maxDepth)
 	}
@@ -144,8 +151,17 @@ func (s *scanner) objectWith(i, depth int, visit visitor, innerName string, inne
 		}
 		i = s.skipSpace(i + 1)
 		start := i
-		if inner != nil && i < len(s.data) && s.data[i] == '{' && isName(name, escaped, innerName) {
-			i, err = s.object(i, depth+1, inner)
+		var in visitor
+		if i < len(s.data) && s.data[i] == '{' {
+			switch {
+			case a.visit != nil && isName(name, escaped, a.name):
+				in = a.visit
+			case b.visit != nil && isName(name, escaped, b.name):
+				in = b.visit
+			}
+		}
+		if in != nil {
+			i, err = s.object(i, depth+1, in)
 		} else {
 			i, err = s.value(i, depth)
 		}

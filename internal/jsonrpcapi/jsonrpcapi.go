@@ -53,10 +53,12 @@ var (
 
 // SniffNames names the members of a message's params that the decoder
 // picks out for [Meta]: Meta, an object whose members ProgressToken and
-// ProtocolVersion it picks in turn, and Name and Arguments.
+// ProtocolVersion it picks in turn, and Name and Arguments; and the
+// member ResultType of a response's result.
 type SniffNames struct {
 	Meta, ProgressToken, ProtocolVersion string
 	Name, Arguments                      string
+	ResultType                           string
 }
 
 // Meta is what the decoder picked out of a request's params, in the same
@@ -76,6 +78,14 @@ type Meta struct {
 	Name      jsontext.Value
 	Arguments jsontext.Value
 	Extra     bool
+	// ResultType is, for a response whose result is an object, the raw
+	// value of the result's member SniffNames.ResultType, and ResultSeen
+	// tells that the decoder walked the result's members (ResultType nil
+	// then means the result has none): a client passing a 64 KiB result
+	// on undecoded finds whether it is complete without a walk of its
+	// own.
+	ResultType jsontext.Value
+	ResultSeen bool
 }
 
 // Engine holds the operations on jsonrpc's types that only ferry's own
