@@ -73,8 +73,9 @@ type lineReader struct {
 // Its pool is the stream's own: the messages of one server are alike in
 // size. Buffers given back are reused by whoever reads next, and the
 // collector empties the pool of those that wait too long, so that an
-// idle stream holds none.
-type lender struct{ pool sync.Pool }
+// idle stream holds none. Whole chunks lent (see lendChunk) come back to
+// a pool of their own, to be read into again.
+type lender struct{ pool, chunks sync.Pool }
 
 // get returns memory for a line of n bytes, whose contents are
 // undefined: one given back if it is large enough (one too small is
@@ -96,7 +97,22 @@ func (l *lender) put(b []byte) {
 		return
 	}
 	b = b[:0]
+	if cap(b) == chunkSize {
+		l.chunks.Put(&b)
+		return
+	}
 	l.pool.Put(&b)
+}
+
+// chunk returns a chunk of n bytes to read into: one given back, else
+// new.
+func (l *lender) chunk(n int) []byte {
+	if n == chunkSize {
+		if h, ok := l.chunks.Get().(*[]byte); ok {
+			return (*h)[:n]
+		}
+	}
+	return rawbuf.Make(n)
 }
 
 func newLineReader(r io.Reader, lim jsonrpc.Limits) *lineReader {
@@ -375,6 +391,9 @@ func (lr *lineReader) hand(raw []byte) ([]byte, error) {
 		return line, err
 	}
 	if lr.lend != nil && len(line) >= lr.chunk/16 {
+		if lr.lendChunk(raw, line) {
+			return line[:len(line):len(line)], nil
+		}
 		b := lr.lend.get(len(line))
 		copy(b, line)
 		lr.lent = b
@@ -382,6 +401,26 @@ func (lr *lineReader) hand(raw []byte) ([]byte, error) {
 	}
 	lr.pinned = true
 	return line, nil
+}
+
+// lendChunk lends line (raw, as found in the chunk, once accepted) where
+// it is, with the chunk from the line on,
+// rather than a copy, when the chunk may be given away: no line returned
+// before pins it, and what was read after the line (which moves to a
+// new chunk) is small beside it. A server answering one call at a time
+// writes one line per read, so that its long answers cost no copy.
+func (lr *lineReader) lendChunk(raw, line []byte) bool {
+	rest := lr.end - lr.start
+	if lr.pinned || rest > len(line)/8 {
+		return false
+	}
+	off := cap(lr.buf) - cap(raw) // raw, where line starts, is in lr.buf
+	nb := lr.lend.chunk(lr.chunk)
+	copy(nb, lr.buf[lr.start:lr.end])
+	lr.lent = lr.buf[off:]
+	lr.buf = nb
+	lr.start, lr.scan, lr.end = 0, 0, rest
+	return true
 }
 
 // accept checks a whole line. The line stays where it was read: its

@@ -585,3 +585,78 @@ func TestLentLinesReadWhole(t *testing.T) {
 		t.Errorf("%.2f Reads a line, want at most 1.5", perLine)
 	}
 }
+
+// A long line read alone (from a server answering one call at a time,
+// a line per Read) is lent in the chunk it was read into, uncopied, and
+// the chunks given back are read into again: neither a copy nor an
+// allocation per line.
+func TestLongLinesLentInTheirChunk(t *testing.T) {
+	if racecheck.Enabled {
+		t.Skip("the race detector makes sync.Pool drop what it is given")
+	}
+	const lines = 210
+	var in bytes.Buffer
+	for i := range lines {
+		in.WriteString(lentLine(i, 64<<10+100) + "\n")
+	}
+	lr := newLineReader(&lineAtATime{data: in.Bytes()}, jsonrpc.Limits{})
+	lr.lend = &lender{}
+	read := func(i int) {
+		m, err := lr.read()
+		if err != nil || m.Buffer == nil {
+			t.Fatalf("line %d: %v, lent %v", i, err, m != nil && m.Buffer != nil)
+		}
+		if cap(m.Buffer) != chunkSize || len(m.Params) == 0 || &m.Buffer[len(`{"jsonrpc":"2.0","method":"m","params":`)] != &m.Params[0] {
+			t.Fatalf("line %d lent in %d bytes of memory, not in the chunk it was read into", i, cap(m.Buffer))
+		}
+		b := m.Buffer
+		m.Buffer = nil
+		lr.lend.put(b)
+	}
+	for i := range 10 {
+		read(i)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i := 10; i < lines; i++ {
+		read(i)
+	}
+	runtime.ReadMemStats(&after)
+	if perLine := (after.TotalAlloc - before.TotalAlloc) / (lines - 10); perLine > 4<<10 {
+		t.Errorf("%d bytes allocated per line given back, want less than 4 KiB", perLine)
+	}
+}
+
+// lineEachRead returns the same line over and over, no more than one per
+// Read (the rest of it when the last Read took only its start), as a pipe
+// does whose writer answers one call at a time.
+type lineEachRead struct {
+	line []byte
+	off  int
+}
+
+func (r *lineEachRead) Read(p []byte) (int, error) {
+	n := copy(p, r.line[r.off:])
+	r.off = (r.off + n) % len(r.line)
+	return n, nil
+}
+
+// BenchmarkLentLongLines is the reading of 64 KiB answers, one per Read,
+// each lent and given back (a gateway's client): the reader's own cost
+// and Decode's.
+func BenchmarkLentLongLines(b *testing.B) {
+	line := []byte(padded("echo", 64<<10+100) + "\n")
+	lr := newLineReader(&lineEachRead{line: line}, jsonrpc.Limits{})
+	lr.lend = &lender{}
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	for b.Loop() {
+		m, err := lr.read()
+		if err != nil || m.Buffer == nil {
+			b.Fatalf("read: %v, lent %v", err, m != nil && m.Buffer != nil)
+		}
+		buf := m.Buffer
+		m.Buffer = nil
+		lr.lend.put(buf)
+	}
+}
