@@ -18,6 +18,7 @@ import (
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/config"
 	"github.com/ferrymcp/ferry/host"
+	"github.com/ferrymcp/ferry/internal/rawresult"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/observe"
 	"github.com/ferrymcp/ferry/protocol"
@@ -177,6 +178,47 @@ func BenchmarkObservedToolCall(b *testing.B) {
 			})
 		})
 	}
+}
+
+// BenchmarkForwardedResult is what the answer of a tools/call costs the
+// gateway once its upstream sent it, the transports left out: passOn,
+// which adapts the raw result for the client, and the observing of ferry
+// serve (its middleware, and its Call around the forwarding), which
+// classify the result.
+func BenchmarkForwardedResult(b *testing.B) {
+	obs, err := observe.New(&observe.Options{TracerProvider: noop.NewTracerProvider()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, size := range []int{20, 64 << 10} {
+		b.Run(sizeName(size), func(b *testing.B) {
+			raw := jsontext.Value(`{"content":[{"type":"text","text":"` + strings.Repeat("x", size) + `"}]}`)
+			h := obs.Middleware("gateway")(func(ctx context.Context, req *server.Request) (any, error) {
+				return obs.Call(ctx, &observe.Outgoing{Server: "a", Method: req.Method, Name: "echo"},
+					func(ctx context.Context) (any, error) { return forwarded(ctx, raw), nil })
+			})
+			onToolCall(b, size, func(req *server.Request) {
+				ctx := context.Background()
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := h(ctx, req); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		})
+	}
+}
+
+// forwarded is what callTool does with a raw result it passes on to a
+// legacy client.
+func forwarded(ctx context.Context, raw jsontext.Value) jsontext.Value {
+	out, isError, ok := passOn(raw, nil, false)
+	if !ok {
+		panic("passOn failed")
+	}
+	rawresult.Of(ctx).Remember(out, isError)
+	return out
 }
 
 func sizeName(size int) string {

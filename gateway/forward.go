@@ -8,6 +8,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ferrymcp/ferry/client"
+	"github.com/ferrymcp/ferry/internal/rawresult"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
@@ -224,7 +225,10 @@ func (f *front) callTool(ctx context.Context, req *server.Request) (any, error) 
 		}
 		// The result goes on undecoded (passResult); the rare one it
 		// cannot splice is decoded and adapted.
-		if out, ok := f.passResult(req, raw); ok {
+		if out, isError, ok := f.passResult(req, raw); ok {
+			// Whether it is a tool error, for the observing of the call
+			// and of its request, which need not walk it again.
+			rawresult.Of(ctx).Remember(out, isError)
 			switch {
 			case loan == client.Loan{}:
 			case shares(out, raw):

@@ -138,6 +138,16 @@ func TestTraceAndMetricsAcrossTheGateway(t *testing.T) {
 			t.Fatal(got)
 		}
 	}
+	// A tool error, which the gateway passes on raw, counted as such on
+	// both sides (the gateway tells the observing which it is).
+	for _, args := range []map[string]string{{}, {"message": "not an error"}, {}} {
+		if res, err := c.Call(ctx, "a__whoami", nil); err != nil || res.IsError {
+			t.Fatal(res, err)
+		}
+		if res, err := c.Call(ctx, "a__echo", args); err != nil || res.IsError != (len(args) == 0) {
+			t.Fatal(res, err)
+		}
+	}
 	tp.ForceFlush(ctx)
 	gwServer := recv.find(t, "ferry-gateway", "tools/call a__echo")
 	gwClient := recv.find(t, "ferry-gateway", "tools/call echo")
@@ -170,8 +180,11 @@ func TestTraceAndMetricsAcrossTheGateway(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	for _, want := range []string{
-		`mcp_server_requests_total{era="legacy",method="tools/call",outcome="ok",server="gateway",tool="a__echo"} 3`,
-		`mcp_client_requests_total{method="tools/call",outcome="ok",server="a",tool="echo"} 3`,
+		`mcp_server_requests_total{era="legacy",method="tools/call",outcome="ok",server="gateway",tool="a__echo"} 4`,
+		`mcp_client_requests_total{method="tools/call",outcome="ok",server="a",tool="echo"} 4`,
+		`mcp_server_requests_total{era="legacy",method="tools/call",outcome="tool_error",server="gateway",tool="a__echo"} 2`,
+		`mcp_client_requests_total{method="tools/call",outcome="tool_error",server="a",tool="echo"} 2`,
+		`mcp_server_requests_total{era="legacy",method="tools/call",outcome="ok",server="gateway",tool="a__whoami"} 3`,
 		`mcp_upstream_state{server="a",state="ready"} 1`,
 		`mcp_upstream_restarts_total{server="a"} 0`,
 		`mcp_server_sessions{era="legacy",version="2025-11-25"} 1`,

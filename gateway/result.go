@@ -13,7 +13,7 @@ import (
 
 // passResult makes an upstream's tools/call result the client's of req
 // without decoding it (see passOn).
-func (f *front) passResult(req *server.Request, raw jsontext.Value) (jsontext.Value, bool) {
+func (f *front) passResult(req *server.Request, raw jsontext.Value) (out jsontext.Value, isError, ok bool) {
 	var stamp []byte
 	if req.Stateless() {
 		stamp = f.g.stamp
@@ -31,8 +31,9 @@ func (f *front) passResult(req *server.Request, raw jsontext.Value) (jsontext.Va
 // of this goes on as it came, uncopied; else the members it keeps are
 // copied once, still undecoded. ok is false for a result it will not
 // splice (not an object, or a member name with escapes): the caller
-// decodes that one.
-func passOn(raw jsontext.Value, stamp []byte, dropStructured bool) (out jsontext.Value, ok bool) {
+// decodes that one. isError reports the result's isError, seen on the
+// way (see rawresult).
+func passOn(raw jsontext.Value, stamp []byte, dropStructured bool) (out jsontext.Value, isError, ok bool) {
 	stateless := stamp != nil
 	var keep, meta [8]memberSpan // on the stack for the usual few members
 	kept, metas := keep[:0], meta[:0]
@@ -57,16 +58,19 @@ func passOn(raw jsontext.Value, stamp []byte, dropStructured bool) (out jsontext
 			metas, mok = metaMembers(raw[m.value:m.end], m.value, metas)
 			drop()
 			return mok
+		case "isError":
+			isError = string(raw[m.value:m.end]) == "true"
+			kept = append(kept, m)
 		default:
 			kept = append(kept, m)
 		}
 		return true
 	})
 	if !ok {
-		return nil, false
+		return nil, false, false
 	}
 	if !changed && !stateless {
-		return raw, true
+		return raw, isError, true
 	}
 	if !stateless && len(metas) == 0 && len(kept) > 0 && !droppedAfterKept {
 		// The members kept are the object's last ones, after those
@@ -75,7 +79,7 @@ func passOn(raw jsontext.Value, stamp []byte, dropStructured bool) (out jsontext
 		// the caller's to change (CallToolRaw), and nothing is copied.
 		p := kept[0].start - 1
 		raw[p] = '{'
-		return raw[p:end], true
+		return raw[p:end], isError, true
 	}
 	size := len(raw) + 2
 	if stateless {
@@ -106,7 +110,7 @@ func passOn(raw jsontext.Value, stamp []byte, dropStructured bool) (out jsontext
 		}
 		b = append(b, raw[m.start:m.end]...)
 	}
-	return append(b, '}'), true
+	return append(b, '}'), isError, true
 }
 
 // stampOf is the start of a stateless result the gateway passes on: its

@@ -20,37 +20,41 @@ func TestPassOn(t *testing.T) {
 		name, in       string
 		stateless, old bool
 		want           string // "" when it falls back
+		isError        bool
 	}{
-		{"legacy as it came", `{"content":[{"type":"text","text":"x"}]}`, false, false, `{"content":[{"type":"text","text":"x"}]}`},
+		{"legacy as it came", `{"content":[{"type":"text","text":"x"}]}`, false, false, `{"content":[{"type":"text","text":"x"}]}`, false},
 		{"stateless upstream to legacy", `{"resultType":"complete","_meta":{` + up + `},"content":[],"isError":true}`, false, false,
-			`{"content":[],"isError":true}`},
+			`{"content":[],"isError":true}`, true},
 		{"other _meta kept", `{ "_meta" : { ` + up + ` , "k":[1,{"a":"}"}] } , "content":[] }`, false, false,
-			`{"_meta":{"k":[1,{"a":"}"}]},"content":[]}`},
-		{"structuredContent dropped before 2025-06-18", `{"content":[],"structuredContent":{"a":1}}`, false, true, `{"content":[]}`},
-		{"structuredContent kept", `{"content":[],"structuredContent":{"a":1}}`, false, false, `{"content":[],"structuredContent":{"a":1}}`},
+			`{"_meta":{"k":[1,{"a":"}"}]},"content":[]}`, false},
+		{"structuredContent dropped before 2025-06-18", `{"content":[],"structuredContent":{"a":1}}`, false, true, `{"content":[]}`, false},
+		{"structuredContent kept", `{"content":[],"structuredContent":{"a":1}}`, false, false, `{"content":[],"structuredContent":{"a":1}}`, false},
 		{"stateless client gets the gateway's", `{"resultType":"complete","_meta":{` + up + `,"t":"p"},"content":[]}`, true, false,
-			`{"resultType":"complete","_meta":{` + info + `,"t":"p"},"content":[]}`},
-		{"stateless client, legacy upstream", `{"content":[]}`, true, false, `{"resultType":"complete","_meta":{` + info + `},"content":[]}`},
-		{"stateless client, empty result", `{}`, true, false, `{"resultType":"complete","_meta":{` + info + `}}`},
-		{"empty", `{}`, false, false, `{}`},
-		{"escaped name", `{"result\u0054ype":"complete","content":[]}`, false, false, ""},
-		{"not an object", `[1]`, false, false, ""},
-		{"escaped _meta member", `{"_meta":{"\u0069o.modelcontextprotocol/serverInfo":{}},"content":[]}`, false, false, ""},
+			`{"resultType":"complete","_meta":{` + info + `,"t":"p"},"content":[]}`, false},
+		{"stateless client, legacy upstream", `{"content":[]}`, true, false, `{"resultType":"complete","_meta":{` + info + `},"content":[]}`, false},
+		{"stateless client, empty result", `{}`, true, false, `{"resultType":"complete","_meta":{` + info + `}}`, false},
+		{"empty", `{}`, false, false, `{}`, false},
+		{"tool error as it came", `{"content":[],"isError":true}`, false, false, `{"content":[],"isError":true}`, true},
+		{"no tool error", `{"isError":false,"content":[{"type":"text","text":"\"isError\":true"}]}`, true, false,
+			`{"resultType":"complete","_meta":{` + info + `},"isError":false,"content":[{"type":"text","text":"\"isError\":true"}]}`, false},
+		{"escaped name", `{"result\u0054ype":"complete","content":[]}`, false, false, "", false},
+		{"not an object", `[1]`, false, false, "", false},
+		{"escaped _meta member", `{"_meta":{"\u0069o.modelcontextprotocol/serverInfo":{}},"content":[]}`, false, false, "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var s []byte
 			if tc.stateless {
 				s = stamp
 			}
-			out, ok := passOn([]byte(tc.in), s, tc.old)
+			out, isError, ok := passOn([]byte(tc.in), s, tc.old)
 			if tc.want == "" {
 				if ok {
 					t.Fatalf("spliced %s into %s; want the fallback", tc.in, out)
 				}
 				return
 			}
-			if !ok || string(out) != tc.want {
-				t.Fatalf("passOn(%s) = %s, %v; want %s", tc.in, out, ok, tc.want)
+			if !ok || string(out) != tc.want || isError != tc.isError {
+				t.Fatalf("passOn(%s) = %s, isError %v, %v; want %s, isError %v", tc.in, out, isError, ok, tc.want, tc.isError)
 			}
 			if !jsontext.Value(out).IsValid() {
 				t.Errorf("%s is not valid JSON", out)
@@ -68,7 +72,7 @@ func TestPassOnDoesNotCopy(t *testing.T) {
 		`{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"up"}}, ` + content + `}`,
 	} {
 		raw := []byte(in)
-		out, ok := passOn(raw, nil, false)
+		out, _, ok := passOn(raw, nil, false)
 		if !ok || string(out) != `{`+content+`}` {
 			t.Fatalf("passOn gave %.80s…", out)
 		}
@@ -93,7 +97,7 @@ func FuzzPassOn(f *testing.F) {
 		if stateless {
 			s = stamp
 		}
-		out, ok := passOn([]byte(in), s, old)
+		out, isError, ok := passOn([]byte(in), s, old)
 		if !ok {
 			return
 		}
@@ -110,6 +114,9 @@ func FuzzPassOn(f *testing.F) {
 		}
 		if _, ok := got["structuredContent"]; ok && old && !stateless {
 			t.Errorf("structuredContent in %s", out)
+		}
+		if isError != (obj["isError"] == true) {
+			t.Errorf("isError %v for %s", isError, in)
 		}
 	})
 }

@@ -9,6 +9,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/ferrymcp/ferry/internal/rawresult"
 	"github.com/ferrymcp/ferry/protocol"
 )
 
@@ -52,9 +53,16 @@ func (o *Observer) Call(ctx context.Context, out *Outgoing, send func(ctx contex
 	res, err := send(ctx)
 	took := time.Since(start)
 	in.Dec()
-	outcome := outcomeOf(res, err)
+	var outcome string
 	if out.Method == protocol.MethodToolsCall {
-		memoOf(ctx).remember(res, err, outcome) // for the observing middleware of the request it forwards
+		// The raw result of a call forwarding a tools/call: the gateway
+		// may know it, and the observing middleware of the request
+		// forwarded will want to (see rawresult).
+		memo := rawresult.Of(ctx)
+		outcome = memoOutcome(memo, res, err)
+		remember(memo, res, err, outcome)
+	} else {
+		outcome = outcomeOf(res, err)
 	}
 	o.m.callsOf(outcomeKey{server: out.Server, method: out.Method, tool: tool, outcome: outcome}).Inc()
 	o.m.callTimeOf(toolKey{out.Server, out.Method, tool}).Observe(took.Seconds())

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"log/slog"
 	"time"
-	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"go.opentelemetry.io/otel/attribute"
@@ -15,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
+	"github.com/ferrymcp/ferry/internal/rawresult"
 	"github.com/ferrymcp/ferry/internal/serverapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
@@ -30,9 +30,11 @@ func (o *Observer) Middleware(name string) server.Middleware {
 	return func(next server.MethodHandler) server.MethodHandler {
 		return func(ctx context.Context, req *server.Request) (any, error) {
 			target, uri := targetOf(req)
-			var memo *outcomeMemo
+			var memo *rawresult.Memo
 			if req.Method == protocol.MethodToolsCall {
-				memo = &outcomeMemo{Context: ctx}
+				// Where Call, or the gateway, leaves whether a raw result
+				// is a tool error, so that it is walked once.
+				memo = rawresult.With(ctx)
 				ctx = memo
 			}
 			if meta := metaOf(req); meta != nil {
@@ -50,7 +52,7 @@ func (o *Observer) Middleware(name string) server.Middleware {
 			res, err := next(ctx, req)
 			took := time.Since(start)
 			in.Dec()
-			outcome := memo.outcomeOf(res, err)
+			outcome := memoOutcome(memo, res, err)
 			method := req.Method
 			if err != nil {
 				// Names the server does not know must not become labels: a
@@ -185,53 +187,25 @@ func invalid(err error) bool {
 	return errors.As(err, &rpc) && (rpc.Code == jsonrpc.CodeInvalidParams || rpc.Code == jsonrpc.CodeMethodNotFound)
 }
 
-// outcomeMemo is the context of a tools/call below the observing
-// middleware: a Call made for it (a gateway's, forwarding it) leaves
-// there the outcome of the raw result it classified, which is most often
-// the one the middleware gets back. A 64 KiB result is then walked for
-// its isError once, not twice.
-type outcomeMemo struct {
-	context.Context
-	raw     []byte // the raw result classified, nil if none was
-	outcome string
-}
-
-// memoKey finds the outcomeMemo in a context.
-type memoKey struct{}
-
-func (m *outcomeMemo) Value(key any) any {
-	if key == (memoKey{}) {
-		return m
-	}
-	return m.Context.Value(key)
-}
-
-// memoOf returns the outcomeMemo of ctx, nil when there is none.
-func memoOf(ctx context.Context) *outcomeMemo {
-	m, _ := ctx.Value(memoKey{}).(*outcomeMemo)
-	return m
-}
-
-// outcomeOf is the package's outcomeOf, which a raw result the memo holds
-// (the same bytes in memory) need not walk again; a nil memo has none.
-func (m *outcomeMemo) outcomeOf(res any, err error) string {
-	if raw, ok := res.(jsontext.Value); ok && err == nil && m != nil && m.raw != nil && same(raw, m.raw) {
-		return m.outcome
+// memoOutcome is outcomeOf, which a raw result the tools/call's memo
+// knows (see rawresult) need not walk again.
+func memoOutcome(memo *rawresult.Memo, res any, err error) string {
+	if raw, ok := res.(jsontext.Value); ok && err == nil {
+		if isError, known := memo.Lookup(raw); known {
+			if isError {
+				return outcomeToolError
+			}
+			return outcomeOK
+		}
 	}
 	return outcomeOf(res, err)
 }
 
-// remember records the outcome of res when it is a raw result; a nil
-// memo records nothing.
-func (m *outcomeMemo) remember(res any, err error, outcome string) {
-	if raw, ok := res.(jsontext.Value); ok && err == nil && m != nil && len(raw) > 0 {
-		m.raw, m.outcome = raw, outcome
+// remember records the outcome of res in memo when it is a raw result.
+func remember(memo *rawresult.Memo, res any, err error, outcome string) {
+	if raw, ok := res.(jsontext.Value); ok && err == nil {
+		memo.Remember(raw, outcome == outcomeToolError)
 	}
-}
-
-// same reports whether a and b are the same bytes in memory.
-func same(a, b []byte) bool {
-	return len(a) == len(b) && unsafe.SliceData(a) == unsafe.SliceData(b)
 }
 
 // outcomeOf classifies a request's result.
