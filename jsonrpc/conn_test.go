@@ -369,13 +369,7 @@ func TestMaxInFlight(t *testing.T) {
 				client, _ := pair(t, nil, &ConnOptions{
 					MaxInFlight: limit,
 					Handler: HandlerFunc(func(ctx context.Context, m *Message) (any, error) {
-						n := now.Add(1)
-						for {
-							p := peak.Load()
-							if n <= p || peak.CompareAndSwap(p, n) {
-								break
-							}
-						}
+						raise(&peak, now.Add(1))
 						time.Sleep(time.Second)
 						now.Add(-1)
 						return nil, nil
@@ -406,14 +400,19 @@ func TestMaxInFlight(t *testing.T) {
 	}
 }
 
+// raise makes peak n if n is higher: by compare-and-swap, since with a
+// load then a store a handler preempted between the two would lower it.
+func raise(peak *atomic.Int32, n int32) {
+	for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+	}
+}
+
 func TestDefaultMaxInFlight(t *testing.T) {
 	bubble(t, func(t *testing.T) {
 		var now, peak atomic.Int32
 		release := make(chan struct{})
 		client, _ := pair(t, nil, handle(func(ctx context.Context, m *Message) (any, error) {
-			if n := now.Add(1); n > peak.Load() {
-				peak.Store(n)
-			}
+			raise(&peak, now.Add(1))
 			<-release
 			now.Add(-1)
 			return nil, nil
@@ -498,9 +497,7 @@ func TestConcurrentNestedCalls(t *testing.T) {
 		client, server := pair(t, echo, &ConnOptions{
 			MaxInFlight: 1,
 			Handler: HandlerFunc(func(ctx context.Context, m *Message) (any, error) {
-				if n := busy.Add(1); n > peak.Load() {
-					peak.Store(n)
-				}
+				raise(&peak, busy.Add(1))
 				defer busy.Add(-1)
 				if m.Method != "fanout" {
 					return "leaf", nil
@@ -560,9 +557,7 @@ func TestNestedCallsKeepBound(t *testing.T) {
 			MaxInFlight: 1,
 			Handler: HandlerFunc(func(ctx context.Context, m *Message) (any, error) {
 				if m.Method == "leaf" {
-					if n := leaves.Add(1); n > peak.Load() {
-						peak.Store(n)
-					}
+					raise(&peak, leaves.Add(1))
 					<-leafRelease
 					leaves.Add(-1)
 					return nil, nil
