@@ -213,14 +213,11 @@ func (f *front) callTool(ctx context.Context, req *server.Request) (any, error) 
 			return nil, err
 		}
 		if !req.Stateless() || !mayAsk(req.Method) {
-			// The arguments, which alias the request's body (and are
-			// written upstream from it, uncopied: CallToolRaw's promise,
-			// that they do not change until written, holds since the body
-			// is lent only here), were written before the answer came,
-			// and the call ran within the request: the transport may read
-			// the next request into that body. (A stateless request that
-			// may ask runs apart from its client request, which may end
-			// first.)
+			// The arguments, which alias the request's body, were written
+			// upstream before the answer came, and the call ran within the
+			// request: the transport may read the next request into that
+			// body. (A stateless request that may ask runs apart from its
+			// client request, which may end first.)
 			req.Lend()
 		}
 		// The result goes on undecoded (passResult); the rare one it

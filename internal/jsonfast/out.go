@@ -1,9 +1,6 @@
 package jsonfast
 
-import (
-	"bytes"
-	"unsafe"
-)
+import "unsafe"
 
 // Out is JSON being encoded for a vectored write (writev(2)): a long
 // string that needs no escaping is not copied into B but referred to, and
@@ -58,20 +55,6 @@ func (o *Out) Quote(s string) error {
 	o.Refs = append(o.Refs, Ref{At: len(o.B), S: s})
 	o.B = append(o.B, '"')
 	return nil
-}
-
-// RawRef appends v, raw JSON in memory that must not change until the
-// encoding is written, referring to it when it is long enough. What an
-// Out refers to holds no newline (Quote's strings are plain), so that a
-// line-framed writer, which makes the newlines of B white space, need
-// not look at it: v with a newline (white space between its tokens) is
-// copied.
-func (o *Out) RawRef(v []byte) {
-	if o.RefMin == 0 || len(v) < o.RefMin || bytes.IndexByte(v, '\n') >= 0 {
-		o.B = append(o.B, v...)
-		return
-	}
-	o.Refs = append(o.Refs, Ref{At: len(o.B), S: unsafe.String(unsafe.SliceData(v), len(v))})
 }
 
 // Mark is a position in an [Out], to go back to with [Out.Rewind].
