@@ -74,6 +74,9 @@ func appendArgs(o *jsonfast.Out, args any) error {
 	case jsontext.Value:
 		o.B = append(o.B, v...)
 		return nil
+	case stableArgs:
+		o.RawRef(v) // written from where they are, when long
+		return nil
 	case map[string]any:
 		if appendScalarMap(o, v) {
 			return nil

@@ -268,7 +268,10 @@ func (c *Client) CallBorrowed(ctx context.Context, name string, args any, use fu
 // rather than reading it (a gateway): it returns the result's JSON as the
 // server sent it, undecoded; its memory is the caller's. A stateless
 // server's input requests are answered, and the call retried, as CallTool
-// does.
+// does. The arguments, p.Arguments, are taken as they are, and may be
+// written from their memory, uncopied: they must not change until the
+// call returns. (A transport that keeps a request beyond its Write, queued
+// behind others or left to finish in the background, copies them first.)
 func (c *Client) CallToolRaw(ctx context.Context, p *protocol.CallToolParams) (jsontext.Value, error) {
 	raw, _, err := c.callToolRaw(ctx, p)
 	return raw, err
@@ -308,7 +311,7 @@ func (l Loan) Return() {
 func (c *Client) callToolRaw(ctx context.Context, p *protocol.CallToolParams) (jsontext.Value, *jsonrpc.Message, error) {
 	var args any
 	if len(p.Arguments) > 0 {
-		args = p.Arguments
+		args = stableArgs(p.Arguments)
 	}
 	res, m, err := callToolAs(c, ctx, p.Name, args, p.Meta, p.MRTRParams, p.Task,
 		func(r *rawResult) *protocol.ResultFields { return &r.ResultFields })
@@ -366,6 +369,9 @@ func (c *Client) mirroredArgs(name string, args any) (any, []header) {
 		return args, nil
 	}
 	raw, ok := args.(jsontext.Value)
+	if s, stable := args.(stableArgs); stable {
+		raw, ok = jsontext.Value(s), true
+	}
 	if !ok {
 		b, err := json.Marshal(args)
 		if err != nil {
@@ -381,8 +387,21 @@ func (c *Client) mirroredArgs(name string, args any) (any, []header) {
 			}
 		}
 	}
+	if _, stable := args.(stableArgs); stable {
+		return args, headers
+	}
 	return raw, headers
 }
+
+// stableArgs are a tool's arguments as raw JSON in memory that does not
+// change while the call runs: CallToolRaw's promise, which a gateway
+// keeps. A stdio transport then writes long ones from there, when it
+// writes the request within its Write (jsonfast.Out.RawRef, writev),
+// instead of copying them into the request's buffer.
+type stableArgs jsontext.Value
+
+// MarshalJSON returns the arguments, for encoders other than AppendOut.
+func (a stableArgs) MarshalJSON() ([]byte, error) { return a, nil }
 
 // checkTools drops the tools a header-mirroring transport must refuse
 // ("the client MUST exclude the invalid tool from the result of

@@ -213,8 +213,11 @@ func (f *front) callTool(ctx context.Context, req *server.Request) (any, error) 
 			return nil, err
 		}
 		if !req.Stateless() || !mayAsk(req.Method) {
-			// The arguments, which alias the request's body, were written
-			// upstream before the answer came, and the call ran within the
+			// The arguments, which alias the request's body (and may be
+			// written upstream from it, uncopied, within the call:
+			// CallToolRaw's promise, that they do not change until it
+			// returns, holds since the body is lent only here), were
+			// written before the answer came, and the call ran within the
 			// request: the transport may read the next request into that
 			// body. (A stateless request that may ask runs apart from its
 			// client request, which may end first.)

@@ -1,6 +1,9 @@
 package jsonfast
 
-import "unsafe"
+import (
+	"bytes"
+	"unsafe"
+)
 
 // Out is JSON being encoded for a vectored write (writev(2)): a long
 // string that needs no escaping is not copied into B but referred to, and
@@ -16,6 +19,10 @@ type Out struct {
 	// RefMin is the length from which a plain string is referred to; 0
 	// copies every string into B.
 	RefMin int
+	// Borrowed tells that a Ref is to memory its owner may change once
+	// the encoding is out of its hands (RawRef): whoever keeps the
+	// encoding beyond that copies it in first (Flatten).
+	Borrowed bool
 }
 
 // Ref is a string of an [Out], written at offset At of its B.
@@ -57,6 +64,39 @@ func (o *Out) Quote(s string) error {
 	return nil
 }
 
+// RawRef appends v, raw JSON in memory that its owner lends the encoding
+// only while it is in the owner's hands (see Borrowed), referring to it
+// when it is long enough. What an Out refers to holds no newline
+// (Quote's strings are plain), so that a line-framed writer, which makes
+// the newlines of B white space, need not look at it: v with a newline
+// (white space between its tokens) is copied.
+func (o *Out) RawRef(v []byte) {
+	if o.RefMin == 0 || len(v) < o.RefMin || bytes.IndexByte(v, '\n') >= 0 {
+		o.B = append(o.B, v...)
+		return
+	}
+	o.Refs = append(o.Refs, Ref{At: len(o.B), S: unsafe.String(unsafe.SliceData(v), len(v))})
+	o.Borrowed = true
+}
+
+// Flatten copies what o refers to into B, which then holds the whole
+// encoding.
+func (o *Out) Flatten() {
+	if len(o.Refs) == 0 {
+		return
+	}
+	b := make([]byte, 0, o.Len())
+	at := 0
+	for _, r := range o.Refs {
+		b = append(append(b, o.B[at:r.At]...), r.S...)
+		at = r.At
+	}
+	o.B = append(b, o.B[at:]...)
+	clear(o.Refs)
+	o.Refs = o.Refs[:0]
+	o.Borrowed = false
+}
+
 // Mark is a position in an [Out], to go back to with [Out.Rewind].
 type Mark struct{ n, refs int }
 
@@ -85,6 +125,7 @@ func (o *Out) Reset() {
 	o.B = o.B[:0]
 	clear(o.Refs)
 	o.Refs = o.Refs[:0]
+	o.Borrowed = false
 }
 
 // Buffers appends to dst the pieces of the encoding in order: parts of B

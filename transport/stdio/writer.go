@@ -39,6 +39,15 @@ func putWire(w *jsonrpcapi.Wire) {
 	}
 }
 
+// borrowed: a message may refer to memory its sender lends only while
+// its Write runs (jsonrpcapi.Wire.Borrows: a gateway's tool arguments, in
+// the buffer of the HTTP request they came in, which the HTTP transport
+// reads the next request into once the call is answered). Such a line is
+// written from that memory only by the Write that sent it; one that
+// waits for another writer's write, or is left to a detached flusher,
+// has it copied in first. Once its Write returned, nothing reads the
+// memory lent.
+
 // lineWriter writes one message per line. Writers do not wait for each
 // other's system calls: one of them at a time (the flusher) writes, and
 // the lines the others encode meanwhile are queued, to leave when the
@@ -138,6 +147,11 @@ func (lw *lineWriter) send(ctx context.Context, wire *jsonrpcapi.Wire, flush boo
 		lw.mu.Lock()
 	}
 	if lw.flushing || !flush {
+		// The line waits for another writer's write, beyond this Write:
+		// what it borrows is copied in (see borrowed).
+		if wire.Borrows() {
+			wire.Own()
+		}
 		lw.enqueue(wire, n)
 		if !lw.flushing {
 			lw.unsent.Store(true)
@@ -257,6 +271,21 @@ var errWouldBlock = errors.New("stdio: the pipe is full")
 // the peer to read; the flusher's caller returns at once. It stays the
 // flusher until the queue is empty, so that lines keep their order.
 func (lw *lineWriter) detach(rest [][]byte, wires []*jsonrpcapi.Wire) {
+	// The lines are written after the Write that detaches them returned:
+	// what they borrow is copied in first (see borrowed).
+	if wires[0].Borrows() {
+		var b []byte
+		for _, p := range rest {
+			b = append(b, p...)
+		}
+		rest = [][]byte{b}
+		clear(lw.vec)
+	}
+	for _, w := range wires[1:] {
+		if w.Borrows() {
+			w.Own()
+		}
+	}
 	go func() {
 		err := writeVectored(lw.w, rest)
 		clear(lw.vec)

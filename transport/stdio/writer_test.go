@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/ferrymcp/ferry/internal/jsonfast"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -230,4 +232,111 @@ func TestLineWriterBuffered(t *testing.T) {
 	if out.Len() != 0 {
 		t.Errorf("a second flushDeferred sent %q", out.String())
 	}
+}
+
+// borrowedBody is a message body in memory lent only while its Write
+// runs (jsonfast.Out.RawRef), as a gateway's tool arguments are.
+type borrowedBody struct{ raw []byte }
+
+func (b borrowedBody) AppendOut(o *jsonfast.Out) error {
+	o.RawRef(b.raw)
+	return nil
+}
+
+func (b borrowedBody) AppendJSON(p []byte) ([]byte, error) { return append(p, b.raw...), nil }
+
+// TestLineWriterBorrowedOnlyWithinWrite: a line whose body is borrowed is
+// written from that memory only within its Write. Queued behind another
+// writer's write, or finished by a detached flusher once the pipe is
+// full, it goes out as it was when its Write returned, whatever the
+// memory holds after.
+func TestLineWriterBorrowedOnlyWithinWrite(t *testing.T) {
+	ctx := context.Background()
+	body := func() []byte { return []byte(`{"p":"` + strings.Repeat("a", 100<<10) + `"}`) }
+	want := `{"jsonrpc":"2.0","method":"borrowed","params":` + string(body()) + "}\n"
+	spoil := func(b []byte) {
+		for i := 6; i < len(b)-2; i++ {
+			b[i] = 'z'
+		}
+	}
+	readLine := func(t *testing.T, br *bufio.Reader, what string, ok func(string) bool) {
+		t.Helper()
+		line, err := br.ReadString('\n')
+		if err != nil || !ok(line) {
+			t.Fatalf("read %.60q… (%d bytes), %v; want %s", line, len(line), err, what)
+		}
+	}
+	isBorrowed := func(line string) bool { return line == want }
+	isFirst := func(line string) bool { return strings.Contains(line, `"method":"first"`) }
+	t.Run("queued", func(t *testing.T) {
+		pr, pw := io.Pipe()
+		defer pr.Close()
+		lw := newLineWriter(pw)
+		first := make(chan error)
+		go func() { first <- lw.write(ctx, &jsonrpc.Message{Method: "first"}) }()
+		for !lw.isFlushing() {
+			time.Sleep(time.Millisecond)
+		}
+		b := body()
+		if err := lw.write(ctx, &jsonrpc.Message{Method: "borrowed", Body: borrowedBody{b}}); err != nil {
+			t.Fatal(err)
+		}
+		spoil(b)
+		br := bufio.NewReaderSize(pr, 1<<20)
+		readLine(t, br, "the first line", isFirst)
+		readLine(t, br, "the borrowed line as it was written", isBorrowed)
+		if err := <-first; err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("detached", func(t *testing.T) {
+		pr, pw, err := os.Pipe() // 64 KiB: less than the line
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pr.Close()
+		defer pw.Close()
+		lw := newLineWriter(pw)
+		b := body()
+		if err := lw.write(ctx, &jsonrpc.Message{Method: "borrowed", Body: borrowedBody{b}}); err != nil {
+			t.Fatal(err)
+		}
+		if !lw.isFlushing() {
+			t.Fatal("the line was written whole: no detached flusher to test")
+		}
+		spoil(b)
+		readLine(t, bufio.NewReaderSize(pr, 1<<20), "the borrowed line as it was written", isBorrowed)
+	})
+	t.Run("detached behind another", func(t *testing.T) {
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pr.Close()
+		defer pw.Close()
+		lw := newLineWriter(pw)
+		// The pipe all but full, and a short line left queued (as the
+		// reader leaves answers): the borrowed line's Write sends that
+		// one first, which fills the pipe, and leaves both lines to a
+		// detached flusher.
+		filler := strings.Repeat("-", 64<<10-100) + "\n"
+		if _, err := io.WriteString(pw, filler); err != nil {
+			t.Fatal(err)
+		}
+		if err := lw.writeBuffered(ctx, &jsonrpc.Message{Method: "first", Body: map[string]string{"p": strings.Repeat("f", 1<<10)}}); err != nil {
+			t.Fatal(err)
+		}
+		b := body()
+		if err := lw.write(ctx, &jsonrpc.Message{Method: "borrowed", Body: borrowedBody{b}}); err != nil {
+			t.Fatal(err)
+		}
+		if !lw.isFlushing() {
+			t.Fatal("the lines were written whole: no detached flusher to test")
+		}
+		spoil(b)
+		br := bufio.NewReaderSize(pr, 1<<20)
+		readLine(t, br, "the filler", func(line string) bool { return line == filler })
+		readLine(t, br, "the first line", isFirst)
+		readLine(t, br, "the borrowed line as it was written", isBorrowed)
+	})
 }
