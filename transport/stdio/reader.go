@@ -391,7 +391,7 @@ func (lr *lineReader) hand(raw []byte) ([]byte, error) {
 		return line, err
 	}
 	if lr.lend != nil && len(line) >= lr.chunk/16 {
-		if lr.lendChunk(raw, line) {
+		if lr.lendChunk(line) {
 			return line[:len(line):len(line)], nil
 		}
 		b := lr.lend.get(len(line))
@@ -403,21 +403,24 @@ func (lr *lineReader) hand(raw []byte) ([]byte, error) {
 	return line, nil
 }
 
-// lendChunk lends line (raw, as found in the chunk, once accepted) where
-// it is, with the chunk from the line on,
-// rather than a copy, when the chunk may be given away: no line returned
-// before pins it, and what was read after the line (which moves to a
-// new chunk) is small beside it. A server answering one call at a time
-// writes one line per read, so that its long answers cost no copy.
-func (lr *lineReader) lendChunk(raw, line []byte) bool {
+// lendChunk lends line where it is, with the chunk it is in, rather
+// than a copy, when the
+// chunk may be given away (no line returned before pins it) and what was
+// read after the line, which then moves to a new chunk, is less than the
+// line: of the two copies, the smaller is made. A server answering one
+// call at a time writes one line per read, so that its long answers cost
+// no copy at all.
+func (lr *lineReader) lendChunk(line []byte) bool {
 	rest := lr.end - lr.start
-	if lr.pinned || rest > len(line)/8 {
+	if lr.pinned || rest >= len(line) {
 		return false
 	}
-	off := cap(lr.buf) - cap(raw) // raw, where line starts, is in lr.buf
 	nb := lr.lend.chunk(lr.chunk)
 	copy(nb, lr.buf[lr.start:lr.end])
-	lr.lent = lr.buf[off:]
+	// The whole chunk is lent, to be read into again once given back:
+	// what it holds before the line was handed out already, copied (a
+	// line left in it would pin it).
+	lr.lent = lr.buf
 	lr.buf = nb
 	lr.start, lr.scan, lr.end = 0, 0, rest
 	return true

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/ferrymcp/ferry/internal/racecheck"
 	"github.com/ferrymcp/ferry/jsonrpc"
@@ -352,7 +353,7 @@ func checkLines(t *testing.T, input []byte, want []string, max int, chunk uint8,
 		case line != nil:
 			got = append(got, string(line))
 			if lr.lent != nil {
-				if &lr.lent[0] != &line[0] {
+				if !within(line, lr.lent) {
 					t.Fatalf("line %q is not in the memory lent with it", line)
 				}
 				b := lr.lent
@@ -401,6 +402,16 @@ func TestLineReaderLongLinesExactSize(t *testing.T) {
 	if max := float64((len(line)+page-1)/page*page) * 1.02; perLine > max {
 		t.Errorf("%.0f bytes allocated per %d-byte line, want at most %.0f", perLine, len(line), max)
 	}
+}
+
+// within reports whether b lies in the memory of mem.
+func within(b, mem []byte) bool {
+	if len(b) == 0 || len(mem) == 0 {
+		return false
+	}
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(mem)))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return start <= p && p+uintptr(len(b)) <= start+uintptr(len(mem))
 }
 
 // lentLine is the i-th line of TestLentLinesNotReusedWhileHeld: a
@@ -640,6 +651,35 @@ func (r *lineEachRead) Read(p []byte) (int, error) {
 	r.off = (r.off + n) % len(r.line)
 	return n, nil
 }
+
+// BenchmarkLentLongLinesBatched is BenchmarkLentLongLines with a line
+// and a half per Read, as a pipe delivers answers that come faster than
+// they are read.
+func BenchmarkLentLongLinesBatched(b *testing.B) {
+	line := []byte(padded("echo", 64<<10+100) + "\n")
+	lr := newLineReader(&repeatReader{line: line}, jsonrpc.Limits{})
+	lr.r = &limitedReads{r: lr.r, n: len(line) * 3 / 2}
+	lr.lend = &lender{}
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	for b.Loop() {
+		m, err := lr.read()
+		if err != nil || m.Buffer == nil {
+			b.Fatalf("read: %v, lent %v", err, m != nil && m.Buffer != nil)
+		}
+		buf := m.Buffer
+		m.Buffer = nil
+		lr.lend.put(buf)
+	}
+}
+
+// limitedReads reads no more than n bytes a Read.
+type limitedReads struct {
+	r io.Reader
+	n int
+}
+
+func (l *limitedReads) Read(p []byte) (int, error) { return l.r.Read(p[:min(len(p), l.n)]) }
 
 // BenchmarkLentLongLines is the reading of 64 KiB answers, one per Read,
 // each lent and given back (a gateway's client): the reader's own cost
