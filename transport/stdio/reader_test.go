@@ -700,3 +700,24 @@ func BenchmarkLentLongLines(b *testing.B) {
 		lr.lend.put(buf)
 	}
 }
+
+// A long line shorter than a quarter of a chunk is lent as a copy, even
+// read alone: a borrower holding many such answers at once holds at most
+// four times their size, not a chunk each.
+func TestShorterLongLinesLentAsCopies(t *testing.T) {
+	var in bytes.Buffer
+	for i := range 4 {
+		in.WriteString(lentLine(i, chunkSize/4-100) + "\n")
+	}
+	lr := newLineReader(&lineAtATime{data: in.Bytes()}, jsonrpc.Limits{})
+	lr.lend = &lender{}
+	for i := range 4 {
+		m, err := lr.read()
+		if err != nil || m.Buffer == nil {
+			t.Fatalf("line %d: %v, lent %v", i, err, m != nil && m.Buffer != nil)
+		}
+		if cap(m.Buffer) >= chunkSize/4 {
+			t.Errorf("line %d of %d bytes lent in %d bytes of memory", i, m.Size, cap(m.Buffer))
+		}
+	}
+}
