@@ -2,6 +2,7 @@ package jsonfast
 
 import (
 	"bytes"
+	"slices"
 	"unsafe"
 )
 
@@ -80,18 +81,23 @@ func (o *Out) RawRef(v []byte) {
 }
 
 // Flatten copies what o refers to into B, which then holds the whole
-// encoding.
+// encoding: in place when B has the room (a pooled Out's B grows to the
+// messages it carries), each own piece moved right by the references
+// before it, from the last on.
 func (o *Out) Flatten() {
 	if len(o.Refs) == 0 {
 		return
 	}
-	b := make([]byte, 0, o.Len())
-	at := 0
-	for _, r := range o.Refs {
-		b = append(append(b, o.B[at:r.At]...), r.S...)
-		at = r.At
+	own, n := len(o.B), o.Len()
+	o.B = slices.Grow(o.B, n-own)[:n]
+	end, shift := own, n-own
+	for i := len(o.Refs) - 1; i >= 0; i-- {
+		r := o.Refs[i]
+		copy(o.B[r.At+shift:], o.B[r.At:end])
+		shift -= len(r.S)
+		copy(o.B[r.At+shift:], r.S)
+		end = r.At
 	}
-	o.B = append(b, o.B[at:]...)
 	clear(o.Refs)
 	o.Refs = o.Refs[:0]
 	o.Borrowed = false

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // joined is the whole encoding of o.
@@ -90,4 +91,32 @@ func FuzzOutQuote(f *testing.F) {
 			t.Fatalf("Quote(%q) with RefMin %d wrote %q, %v; want %q, %v", s, refMin, joined(&o), err, want, wantErr)
 		}
 	})
+}
+
+// Flatten puts what an Out refers to into its B, in place when B has
+// the room, and the encoding stays the same.
+func TestOutFlatten(t *testing.T) {
+	long := func(c string) string { return strings.Repeat(c, 40) }
+	for _, room := range []int{0, 4 << 10} {
+		o := Out{B: make([]byte, 0, room), RefMin: 32}
+		o.B = append(o.B, `{"a":`...)
+		o.Quote(long("x"))
+		o.B = append(o.B, `,"b":`...)
+		o.RawRef([]byte(`{"c":"` + long("y") + `"}`))
+		o.B = append(o.B, `,"d":`...)
+		o.Quote(long("z"))
+		o.B = append(o.B, `}`...)
+		if len(o.Refs) != 3 || !o.Borrowed {
+			t.Fatalf("room %d: %d refs, borrowed %v; want 3, true", room, len(o.Refs), o.Borrowed)
+		}
+		want := joined(&o)
+		before := unsafe.SliceData(o.B)
+		o.Flatten()
+		if got := string(o.B); got != want || len(o.Refs) != 0 || o.Borrowed {
+			t.Errorf("room %d: flattened to %q (%d refs, borrowed %v), want %q", room, got, len(o.Refs), o.Borrowed, want)
+		}
+		if inPlace := unsafe.SliceData(o.B) == before; inPlace != (room > 0) {
+			t.Errorf("room %d: in place %v", room, inPlace)
+		}
+	}
 }
