@@ -50,6 +50,7 @@ type lineReader struct {
 	discarding bool   // the current line is over the limit: drop it
 	discarded  int    // how much of it was dropped so far
 	droppedCR  bool   // the last byte dropped was '\r', not counted in its size
+	dropBlank  bool   // all that was dropped of it so far is white space
 	reuse      int    // while discarding, where buf may be written again
 	dropHead   []byte // the start of the line being dropped, to find its id
 	dropTail   []byte // its end so far, likewise
@@ -157,6 +158,9 @@ func (lr *lineReader) next() ([]byte, error) {
 					n--
 				}
 				lr.discarding, lr.discarded = false, 0
+				if lr.dropBlank && firstNonSpace(line) == len(line) {
+					return nil, nil // a blank line, however long, is skipped
+				}
 				return nil, lr.tooLarge(n, keepTail(lr.dropTail, line))
 			}
 			return lr.hand(line)
@@ -175,6 +179,7 @@ func (lr *lineReader) next() ([]byte, error) {
 			if partial > 0 {
 				lr.droppedCR = lr.buf[lr.end-1] == '\r'
 				lr.dropTail = keepTail(lr.dropTail, lr.buf[lr.start:lr.end])
+				lr.dropBlank = lr.dropBlank && firstNonSpace(lr.buf[lr.start:lr.end]) == partial
 			}
 			lr.start = lr.end
 			partial = 0
@@ -182,6 +187,9 @@ func (lr *lineReader) next() ([]byte, error) {
 		if lr.readErr != nil {
 			lr.start = lr.end
 			switch {
+			case lr.discarding && lr.dropBlank:
+				lr.discarding = false
+				return nil, lr.readErr
 			case lr.discarding:
 				lr.discarding = false
 				if lr.droppedCR {
@@ -311,12 +319,14 @@ func (lr *lineReader) readLong(limit int) (line []byte, done bool, err error) {
 func (lr *lineReader) dropLine(head, tail []byte) {
 	s := lr.start
 	lr.scan, lr.end, lr.reuse = s, s, s
-	if c, ok := firstNonSpaceOf(head, tail); ok && lr.notJSON(c) {
+	c, ok := firstNonSpaceOf(head, tail)
+	if ok && lr.notJSON(c) {
 		lr.nonJSON(head)
 		lr.skipBanner()
 		return
 	}
 	lr.discarding, lr.discarded = true, len(head)+len(tail)
+	lr.dropBlank = !ok
 	lr.droppedCR = lastByte(head, tail) == '\r'
 	lr.dropHead = append(lr.dropHead[:0], head[:min(len(head), dropHeadBytes)]...)
 	if len(lr.dropHead) < dropHeadBytes {
