@@ -156,28 +156,7 @@ func BenchmarkToolCallParams(b *testing.B) {
 // the arguments): its middleware, and its Call around the forwarding,
 // which is left out.
 func BenchmarkObservedToolCall(b *testing.B) {
-	obs, err := observe.New(&observe.Options{TracerProvider: noop.NewTracerProvider()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, size := range []int{20, 64 << 10} {
-		b.Run(sizeName(size), func(b *testing.B) {
-			raw := jsontext.Value(`{"content":[{"type":"text","text":"` + strings.Repeat("x", size) + `"}]}`)
-			h := obs.Middleware("gateway")(func(ctx context.Context, req *server.Request) (any, error) {
-				return obs.Call(ctx, &observe.Outgoing{Server: "a", Method: req.Method, Name: "echo"},
-					func(ctx context.Context) (any, error) { return raw, nil })
-			})
-			onToolCall(b, size, func(req *server.Request) {
-				ctx := context.Background()
-				b.ReportAllocs()
-				for b.Loop() {
-					if _, err := h(ctx, req); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-		})
-	}
+	benchmarkObserved(b, func(_ context.Context, raw jsontext.Value) any { return raw })
 }
 
 // BenchmarkForwardedResult is what the answer of a tools/call costs the
@@ -186,6 +165,12 @@ func BenchmarkObservedToolCall(b *testing.B) {
 // serve (its middleware, and its Call around the forwarding), which
 // classify the result.
 func BenchmarkForwardedResult(b *testing.B) {
+	benchmarkObserved(b, func(ctx context.Context, raw jsontext.Value) any { return forwarded(ctx, raw) })
+}
+
+// benchmarkObserved runs an observed tools/call of 20 bytes and of 64
+// KiB whose forwarding returns result(raw), raw being the echo's answer.
+func benchmarkObserved(b *testing.B, result func(context.Context, jsontext.Value) any) {
 	obs, err := observe.New(&observe.Options{TracerProvider: noop.NewTracerProvider()})
 	if err != nil {
 		b.Fatal(err)
@@ -195,7 +180,7 @@ func BenchmarkForwardedResult(b *testing.B) {
 			raw := jsontext.Value(`{"content":[{"type":"text","text":"` + strings.Repeat("x", size) + `"}]}`)
 			h := obs.Middleware("gateway")(func(ctx context.Context, req *server.Request) (any, error) {
 				return obs.Call(ctx, &observe.Outgoing{Server: "a", Method: req.Method, Name: "echo"},
-					func(ctx context.Context) (any, error) { return forwarded(ctx, raw), nil })
+					func(ctx context.Context) (any, error) { return result(ctx, raw), nil })
 			})
 			onToolCall(b, size, func(req *server.Request) {
 				ctx := context.Background()
