@@ -2,8 +2,6 @@ package observe_test
 
 import (
 	"context"
-	"io"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -77,14 +75,7 @@ func TestForwardedRawOutcomes(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 	}
-	ts := httptest.NewServer(obs.Handler())
-	defer ts.Close()
-	resp, err := ts.Client().Get(ts.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	body := scrape(t, obs)
 	for _, want := range []string{
 		`mcp_server_requests_total{era="legacy",method="tools/call",outcome="ok",server="gw",tool="ok"} 1`,
 		`mcp_server_requests_total{era="legacy",method="tools/call",outcome="tool_error",server="gw",tool="failed"} 1`,
@@ -95,7 +86,7 @@ func TestForwardedRawOutcomes(t *testing.T) {
 		`mcp_client_requests_total{method="tools/call",outcome="ok",server="up",tool="replaced-failed"} 1`,
 		`mcp_client_requests_total{method="tools/call",outcome="tool_error",server="up",tool="replaced-ok"} 1`,
 	} {
-		if !strings.Contains(string(body), want) {
+		if !strings.Contains(body, want) {
 			t.Errorf("metrics lack %s", want)
 		}
 	}

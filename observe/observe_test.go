@@ -62,14 +62,7 @@ func TestMetricsAndSpans(t *testing.T) {
 	legacy.Call(ctx, "fail", nil)
 	legacy.Call(ctx, "no-such-tool", nil)
 
-	ts := httptest.NewServer(obs.Handler())
-	defer ts.Close()
-	resp, err := ts.Client().Get(ts.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	body := scrape(t, obs)
 	for _, want := range []string{
 		`mcp_server_requests_total{era="legacy",method="tools/call",outcome="ok",server="echo-server",tool="echo"} 3`,
 		`mcp_server_requests_total{era="stateless",method="tools/call",outcome="ok",server="echo-server",tool="echo"} 1`,
@@ -78,11 +71,11 @@ func TestMetricsAndSpans(t *testing.T) {
 		`mcp_server_request_duration_seconds_count{method="tools/call",server="echo-server",tool="echo"} 4`,
 		`mcp_server_requests_in_flight{method="tools/call",server="echo-server"} 0`,
 	} {
-		if !strings.Contains(string(body), want) {
+		if !strings.Contains(body, want) {
 			t.Errorf("metrics lack %s", want)
 		}
 	}
-	if strings.Contains(string(body), "no-such-tool") {
+	if strings.Contains(body, "no-such-tool") {
 		t.Error("an unknown tool's name became a label")
 	}
 	for _, bogus := range []string{"x/bogus-1", "x/bogus-2"} {
@@ -90,16 +83,11 @@ func TestMetricsAndSpans(t *testing.T) {
 			t.Errorf("%s: no error", bogus)
 		}
 	}
-	resp, err = ts.Client().Get(ts.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ = io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if strings.Contains(string(body), "bogus") {
+	body = scrape(t, obs)
+	if strings.Contains(body, "bogus") {
 		t.Error("a method the server does not serve became a label")
 	}
-	if want := `mcp_server_requests_total{era="legacy",method="other",outcome="error",server="echo-server",tool=""} 2`; !strings.Contains(string(body), want) {
+	if want := `mcp_server_requests_total{era="legacy",method="other",outcome="error",server="echo-server",tool=""} 2`; !strings.Contains(body, want) {
 		t.Errorf("metrics lack %s", want)
 	}
 	var names []string
@@ -199,4 +187,21 @@ func TestTraceContextPassesWithoutTracing(t *testing.T) {
 			t.Errorf("with _meta %v, the call upstream got %q, want %q", tc.meta, got, tc.want)
 		}
 	}
+}
+
+// scrape returns what obs's metrics handler serves.
+func scrape(t *testing.T, obs *observe.Observer) string {
+	t.Helper()
+	ts := httptest.NewServer(obs.Handler())
+	defer ts.Close()
+	resp, err := ts.Client().Get(ts.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(body)
 }
