@@ -657,20 +657,7 @@ func (r *lineEachRead) Read(p []byte) (int, error) {
 // they are read.
 func BenchmarkLentLongLinesBatched(b *testing.B) {
 	line := []byte(padded("echo", 64<<10+100) + "\n")
-	lr := newLineReader(&repeatReader{line: line}, jsonrpc.Limits{})
-	lr.r = &limitedReads{r: lr.r, n: len(line) * 3 / 2}
-	lr.lend = &lender{}
-	b.SetBytes(int64(len(line)))
-	b.ReportAllocs()
-	for b.Loop() {
-		m, err := lr.read()
-		if err != nil || m.Buffer == nil {
-			b.Fatalf("read: %v, lent %v", err, m != nil && m.Buffer != nil)
-		}
-		buf := m.Buffer
-		m.Buffer = nil
-		lr.lend.put(buf)
-	}
+	benchmarkLent(b, &limitedReads{r: &repeatReader{line: line}, n: len(line) * 3 / 2}, len(line))
 }
 
 // limitedReads reads no more than n bytes a Read.
@@ -686,9 +673,15 @@ func (l *limitedReads) Read(p []byte) (int, error) { return l.r.Read(p[:min(len(
 // and Decode's.
 func BenchmarkLentLongLines(b *testing.B) {
 	line := []byte(padded("echo", 64<<10+100) + "\n")
-	lr := newLineReader(&lineEachRead{line: line}, jsonrpc.Limits{})
+	benchmarkLent(b, &lineEachRead{line: line}, len(line))
+}
+
+// benchmarkLent reads lines of size bytes from r with a lending reader,
+// giving each back once read.
+func benchmarkLent(b *testing.B, r io.Reader, size int) {
+	lr := newLineReader(r, jsonrpc.Limits{})
 	lr.lend = &lender{}
-	b.SetBytes(int64(len(line)))
+	b.SetBytes(int64(size))
 	b.ReportAllocs()
 	for b.Loop() {
 		m, err := lr.read()
