@@ -9,12 +9,9 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"go.opentelemetry.io/otel/trace/noop"
 
-	"github.com/ferrymcp/ferry/client"
-	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/observe"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
-	"github.com/ferrymcp/ferry/transport/memory"
 )
 
 // TestForwardedRawOutcomes: a gateway's tools/call is observed twice, as
@@ -61,15 +58,8 @@ func TestForwardedRawOutcomes(t *testing.T) {
 			return "", nil
 		})
 	}
-	a, b := memory.NewPipe(jsonrpc.Limits{})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go s.Run(ctx, a)
-	c, err := client.Connect(ctx, client.StreamTransport{Stream: b}, &client.Options{ProtocolVersion: protocol.LatestLegacyVersion})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	ctx := context.Background()
+	c := connect(t, s, protocol.LatestLegacyVersion)
 	for name := range answers {
 		if _, err := c.Call(ctx, name, nil); err != nil {
 			t.Fatalf("%s: %v", name, err)

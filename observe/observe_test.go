@@ -33,6 +33,13 @@ func serve(t *testing.T, obs *observe.Observer, version string) *client.Client {
 	server.AddTool(s, &protocol.Tool{Name: "fail"}, func(ctx context.Context, req *server.Request, in struct{}) (string, error) {
 		return "", io.ErrUnexpectedEOF
 	})
+	return connect(t, s, version)
+}
+
+// connect runs s over an in-memory pipe and returns a client of it in
+// the protocol version given; both stop when the test ends.
+func connect(t *testing.T, s *server.Server, version string) *client.Client {
+	t.Helper()
 	a, b := memory.NewPipe(jsonrpc.Limits{})
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -162,15 +169,8 @@ func TestTraceContextPassesWithoutTracing(t *testing.T) {
 		tp, _ := meta["traceparent"].(string)
 		return tp, err
 	})
-	a, b := memory.NewPipe(jsonrpc.Limits{})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go s.Run(ctx, a)
-	c, err := client.Connect(ctx, client.StreamTransport{Stream: b}, &client.Options{ProtocolVersion: protocol.LatestLegacyVersion})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	ctx := context.Background()
+	c := connect(t, s, protocol.LatestLegacyVersion)
 	const parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 	for _, tc := range []struct {
 		meta protocol.Meta
