@@ -138,7 +138,7 @@ func clientFromEnv(get func(string) (string, string)) (*http.Client, error) {
 		}
 		cfg.Certificates = []tls.Certificate{pair}
 	}
-	t := http.DefaultTransport.(*http.Transport).Clone()
+	t := newTransport()
 	t.TLSClientConfig = cfg
 	return &http.Client{Transport: t}, nil
 }

@@ -3,9 +3,13 @@ package otlp
 import (
 	"bytes"
 	"context"
+	"encoding/pem"
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -258,5 +262,50 @@ func TestExporterEdges(t *testing.T) {
 		if _, err := New(Options{Endpoint: bad}); err == nil || strings.Contains(err.Error(), "hunter2") {
 			t.Errorf("endpoint %q: %v", bad, err)
 		}
+	}
+}
+
+// A program that put its own RoundTripper in http.DefaultTransport still
+// gets working exporters (their transports are made from its settings,
+// not cloned from it), and OTEL_EXPORTER_OTLP_CERTIFICATE lets one trust
+// a receiver's own certificate authority.
+func TestTLSAndReplacedDefaultTransport(t *testing.T) {
+	saved := http.DefaultTransport
+	defer func() { http.DefaultTransport = saved }()
+	http.DefaultTransport = &roundTrips{answers: []answer{{status: 500}}}
+	got := 0
+	recv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got++ }))
+	defer recv.Close()
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	pemCert := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: recv.Certificate().Raw})
+	if err := os.WriteFile(ca, pemCert, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	spans := record(t, resource.Empty(), func(tp trace.TracerProvider) {
+		_, s := tp.Tracer("t").Start(context.Background(), "s")
+		s.End()
+	})
+	for _, tc := range []struct {
+		env map[string]string
+		err string
+	}{
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": recv.URL, "OTEL_EXPORTER_OTLP_CERTIFICATE": ca}, ""},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": recv.URL}, "certificate"},
+	} {
+		o, err := OptionsFromEnv(func(k string) string { return tc.env[k] })
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := New(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = e.ExportSpans(context.Background(), spans)
+		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("CERTIFICATE %q: %v, want %q", tc.env["OTEL_EXPORTER_OTLP_CERTIFICATE"], err, tc.err)
+		}
+	}
+	if got != 1 {
+		t.Errorf("the receiver got %d exports, want 1", got)
 	}
 }

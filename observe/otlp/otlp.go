@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -42,7 +43,7 @@ type Options struct {
 	Timeout time.Duration
 	// Gzip compresses the exports.
 	Gzip bool
-	// Client sends the exports; nil means a client of its own on
+	// Client sends the exports; nil means a client of its own, with
 	// http.DefaultTransport's settings.
 	Client *http.Client
 }
@@ -75,7 +76,7 @@ func New(o Options) (*Exporter, error) {
 	}
 	c := o.Client
 	if c == nil {
-		c = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+		c = &http.Client{Transport: newTransport()}
 	}
 	return &Exporter{endpoint: u, shown: redact(o.Endpoint), opts: o, client: c}, nil
 }
@@ -184,6 +185,21 @@ func (e *Exporter) send(ctx context.Context, body []byte) (time.Duration, error)
 		return retryAfter(resp.Header.Get("Retry-After")), err
 	}
 	return -1, err
+}
+
+// newTransport returns a transport with http.DefaultTransport's
+// settings, made anew rather than cloned from it: a program may have put
+// another RoundTripper there.
+func newTransport() *http.Transport {
+	return &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          100,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}
 }
 
 // retryAfter reads a Retry-After of seconds; zero when absent or a date.
