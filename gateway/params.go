@@ -28,14 +28,9 @@ func toolCall(req *server.Request) (*protocol.CallToolParams, error) {
 	params := req.Params()
 	p := &protocol.CallToolParams{}
 	sn := srv.Sniffed(req)
-	raw, args := sn.Name, sn.Arguments
-	sniffed := raw != nil
-	if !sniffed {
-		var err error
-		var ok bool
-		if raw, ok, err = jsonrpcapi.Member(params, "name"); err != nil || !ok {
-			raw = nil
-		}
+	raw, walked := serverapi.Name(sn, params)
+	args := sn.Arguments
+	if walked {
 		args, _, _ = jsonrpcapi.Member(params, "arguments")
 	}
 	if len(raw) == 0 || raw[0] != '"' {
@@ -54,7 +49,7 @@ func toolCall(req *server.Request) (*protocol.CallToolParams, error) {
 	p.Meta = forwardMeta(req)
 	// Without members beside _meta, name and arguments (sn.Extra), a
 	// stateless request is no retry.
-	if req.Stateless() && (sn.Extra || !sniffed) {
+	if req.Stateless() && (sn.Extra || walked) {
 		if err := mrtrParams(params, &p.MRTRParams); err != nil {
 			return nil, err
 		}

@@ -263,24 +263,16 @@ func appendTarget(attrs []attribute.KeyValue, method, target, uri string) []attr
 // (resources/*) out of a request's params, copying nothing: the name as
 // the decoder picked it out, the URI by a walk of their top level.
 func targetOf(req *server.Request) (name, uri string) {
-	key := ""
 	var raw jsontext.Value
+	isURI := false
 	switch req.Method {
 	case protocol.MethodToolsCall, protocol.MethodPromptsGet:
-		// Nil when the decoder picked nothing (a message not decoded).
-		key, raw = "name", srv.Sniffed(req).Name
+		raw, _ = serverapi.Name(srv.Sniffed(req), req.Params())
 	case protocol.MethodResourcesRead, protocol.MethodResourcesSubscribe, protocol.MethodResourcesUnsubscribe:
-		key = "uri"
+		raw, _, _ = jsonrpcapi.Member(req.Params(), "uri")
+		isURI = true
 	default:
 		return "", ""
-	}
-	if raw == nil {
-		var ok bool
-		var err error
-		raw, ok, err = jsonrpcapi.Member(req.Params(), key)
-		if err != nil || !ok {
-			return "", ""
-		}
 	}
 	if len(raw) == 0 || raw[0] != '"' {
 		return "", ""
@@ -289,7 +281,7 @@ func targetOf(req *server.Request) (name, uri string) {
 	if err != nil {
 		return "", ""
 	}
-	if key == "uri" {
+	if isURI {
 		return "", v
 	}
 	return v, ""

@@ -16,6 +16,8 @@ package serverapi
 import (
 	"context"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 	"github.com/ferrymcp/ferry/internal/mcpheader"
 	"github.com/ferrymcp/ferry/jsonrpc"
@@ -62,6 +64,23 @@ type Server[S, Sess, Req any] struct {
 	// them there without walking the params again. It is never nil; zero
 	// for a request whose message was not decoded.
 	Sniffed func(r Req) *jsonrpcapi.Meta
+}
+
+// Name returns the raw "name" member of a request's params (a
+// tools/call's, a prompts/get's) as the JSON-RPC decoder picked it out
+// (sn, from [Server.Sniffed]), or by a walk of params when it picked none
+// (a message that was not decoded); walked tells which, and that what sn
+// says of the other members is then not known either. Nil when params
+// have no such member.
+func Name(sn *jsonrpcapi.Meta, params jsontext.Value) (name jsontext.Value, walked bool) {
+	if sn.Name != nil {
+		return sn.Name, false
+	}
+	name, ok, err := jsonrpcapi.Member(params, "name")
+	if err != nil || !ok {
+		return nil, true
+	}
+	return name, true
 }
 
 // Origin is the context of the HTTP request that carried a message, with
