@@ -368,16 +368,19 @@ func (c *Client) mirroredArgs(name string, args any) (any, []header) {
 	if len(params) == 0 {
 		return args, nil
 	}
-	raw, ok := args.(jsontext.Value)
-	if s, stable := args.(stableArgs); stable {
-		raw, ok = jsontext.Value(s), true
-	}
-	if !ok {
+	var raw jsontext.Value
+	switch v := args.(type) {
+	case jsontext.Value:
+		raw = v
+	case stableArgs:
+		raw = jsontext.Value(v)
+	default:
 		b, err := json.Marshal(args)
 		if err != nil {
 			return args, nil // the call reports the encoding error
 		}
 		raw = b
+		args = raw // sent as encoded here, not encoded again
 	}
 	var headers []header
 	for _, p := range params {
@@ -387,10 +390,7 @@ func (c *Client) mirroredArgs(name string, args any) (any, []header) {
 			}
 		}
 	}
-	if _, stable := args.(stableArgs); stable {
-		return args, headers
-	}
-	return raw, headers
+	return args, headers
 }
 
 // stableArgs are a tool's arguments as raw JSON in memory that does not
