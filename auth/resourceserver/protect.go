@@ -13,7 +13,9 @@ import (
 
 	"github.com/ferrymcp/ferry/auth/metadata"
 	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
-	_ "github.com/ferrymcp/ferry/jsonrpc" // sets jsonrpcapi's functions
+	"github.com/ferrymcp/ferry/internal/serverapi"
+	"github.com/ferrymcp/ferry/jsonrpc"
+	"github.com/ferrymcp/ferry/protocol"
 )
 
 // Protect returns h behind the resource server: see the package
@@ -63,9 +65,9 @@ func (c *Config) serve(w http.ResponseWriter, r *http.Request, h http.Handler) {
 		return
 	}
 	if len(c.ToolScopes) > 0 && r.Method == http.MethodPost {
-		need, err := c.toolScopes(r)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusRequestEntityTooLarge)
+		need, ref := c.toolScopes(r)
+		if ref != nil {
+			ref.write(w)
 			return
 		}
 		if len(c.missing(caller.Scopes, need)) > 0 {
@@ -160,54 +162,123 @@ func (e *reasonError) Unwrap() []error { return []error{ErrInvalidToken, e.err} 
 
 func invalid(public string, err error) error { return &reasonError{public: public, err: err} }
 
-// toolScopes returns the scopes the tool a request calls needs: the
-// stateless revision names the method and tool in headers (the server
-// checks them against the body), a legacy request only in its body,
-// which is read here and given back to the handler.
-func (c *Config) toolScopes(r *http.Request) ([]string, error) {
-	if m := r.Header.Get("Mcp-Method"); m != "" {
-		if m != "tools/call" {
-			return nil, nil
-		}
-		return c.ToolScopes[r.Header.Get("Mcp-Name")], nil
+// toolScopes returns the scopes the tools a POST calls need. It decides
+// from the body, decoded as ferry's handlers decode it (strictly: escapes
+// resolved, duplicate names refused, each message of a batch), and from
+// the tool name the server dispatches on, never from the Mcp-Method and
+// Mcp-Name headers: those are the client's to set, and a scope check
+// must not depend on whether the handler behind it compares them with
+// the body. A body that cannot be decoded is refused rather than guessed
+// at. The body is read here and given back to the handler.
+func (c *Config) toolScopes(r *http.Request) ([]string, *refusal) {
+	body, ref := c.readBody(r)
+	if ref != nil {
+		return nil, ref
 	}
-	limit := c.MaxBodyBytes
-	if limit <= 0 {
-		limit = 16 << 20
+	msgs, ref := decodeMessages(body, len(body))
+	if ref != nil {
+		return nil, ref
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
-	r.Body.Close()
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(body)) > limit {
-		return nil, errors.New("request body too large")
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
 	var need []string
-	for _, m := range messages(body) {
-		method, _, _ := jsonrpcapi.Member(m, "method")
-		if s, _ := jsonrpcapi.Unquote(method); s != "tools/call" {
-			continue
-		}
-		params, _, _ := jsonrpcapi.Member(m, "params")
-		name, _, _ := jsonrpcapi.Member(params, "name")
-		s, _ := jsonrpcapi.Unquote(name)
-		need = union(need, c.ToolScopes[s])
+	for _, m := range msgs {
+		need = union(need, c.ToolScopes[calledTool(m)])
 	}
 	return need, nil
 }
 
-// messages returns the message of a body, or each of a batch.
-func messages(body []byte) []jsontext.Value {
-	v := jsontext.Value(bytes.TrimSpace(body))
-	if len(v) == 0 || v[0] != '[' {
-		return []jsontext.Value{v}
+// refusal is a request refused for its body: the HTTP status and the
+// JSON-RPC error answered.
+type refusal struct {
+	status int
+	id     jsonrpc.ID
+	err    *jsonrpc.Error
+}
+
+func (ref *refusal) write(w http.ResponseWriter) {
+	b, _ := jsonrpc.AppendMessage(nil, &jsonrpc.Message{ID: ref.id, Error: ref.err})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(ref.status)
+	w.Write(b)
+}
+
+// readBody reads the body of r, up to MaxBodyBytes, and puts it back for
+// the handler.
+func (c *Config) readBody(r *http.Request) ([]byte, *refusal) {
+	limit := c.MaxBodyBytes
+	if limit <= 0 {
+		limit = jsonrpc.DefaultMaxSize
+	}
+	tooLarge := &refusal{http.StatusRequestEntityTooLarge, jsonrpc.ID{}, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "request body exceeds the limit of %d bytes", limit)}
+	if r.ContentLength > limit {
+		return nil, tooLarge
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	r.Body.Close()
+	switch {
+	case err != nil:
+		return nil, &refusal{http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.NewError(jsonrpc.CodeParseError, "reading the body: %v", err)}
+	case int64(len(body)) > limit:
+		return nil, tooLarge
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return body, nil
+}
+
+// decodeMessages decodes the message of a body, or each message of a
+// batch (which the 2025-03-26 revision allowed), with the JSON-RPC
+// decoder the handlers use.
+func decodeMessages(body []byte, limit int) ([]*jsonrpc.Message, *refusal) {
+	lim := jsonrpc.Limits{MaxSize: limit}
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	if len(trimmed) == 0 || trimmed[0] != '[' {
+		m, err := jsonrpc.Decode(body, lim)
+		if err != nil {
+			return nil, undecodable(err)
+		}
+		return []*jsonrpc.Message{m}, nil
 	}
 	var batch []jsontext.Value
-	json.Unmarshal(v, &batch)
-	return batch
+	if err := json.Unmarshal(trimmed, &batch); err != nil {
+		return nil, &refusal{http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.NewError(jsonrpc.CodeParseError, "the batch is not valid JSON: %v", err)}
+	}
+	if len(batch) == 0 {
+		return nil, &refusal{http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "empty batch")}
+	}
+	msgs := make([]*jsonrpc.Message, len(batch))
+	for i, v := range batch {
+		m, err := jsonrpc.Decode(v, lim)
+		if err != nil {
+			return nil, undecodable(err)
+		}
+		msgs[i] = m
+	}
+	return msgs, nil
 }
+
+func undecodable(err error) *refusal {
+	ref := &refusal{status: http.StatusBadRequest, err: jsonrpc.AsError(err)}
+	var de *jsonrpc.DecodeError
+	if errors.As(err, &de) {
+		ref.id, ref.err = de.ID, de.Err
+	}
+	return ref
+}
+
+// calledTool returns the name of the tool m calls, as the server reads
+// it ("" for a message that calls none).
+func calledTool(m *jsonrpc.Message) string {
+	if m.Method != protocol.MethodToolsCall {
+		return ""
+	}
+	raw, _ := serverapi.Name(rpc.Meta(m), m.Params)
+	name, err := jsonrpcapi.Unquote(raw)
+	if err != nil {
+		return "" // not a string: the server refuses the call
+	}
+	return name
+}
+
+var rpc = jsonrpcapi.Get[*jsonrpc.Conn, *jsonrpc.Message]()
 
 // missing returns the scopes of need that granted does not cover, with
 // the implications of Implies.
