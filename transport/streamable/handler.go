@@ -5,6 +5,8 @@
 //     named by a random Mcp-Session-Id, server-to-client messages on the
 //     POST's SSE stream or a GET stream, resumable streams (event ids and
 //     Last-Event-ID) from a bounded event store, DELETE to end a session;
+//     the Mcp-Method, Mcp-Name and Mcp-Param-* headers such a request
+//     carries (it need not) are checked against its body too;
 //   - stateless (2026-07-28): self-contained requests whose Mcp-Method, Mcp-Name
 //     and Mcp-Param-* headers are checked against the body, one response
 //     stream per request, subscriptions/listen streams.
@@ -293,6 +295,10 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, m.ID, jsonrpc.NewError(jsonrpc.CodeInvalidParams,
 			"this endpoint serves only the stateless protocol versions %s; send %s in _meta and the MCP-Protocol-Version header",
 			strings.Join(protocol.StatelessVersions(), ", "), protocol.MetaProtocolVersion))
+		return
+	}
+	if e := h.checkHeaders(r, m, false); e != nil {
+		writeError(w, http.StatusBadRequest, m.ID, e)
 		return
 	}
 	if sid := r.Header.Get(headerSessionID); sid != "" {

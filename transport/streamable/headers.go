@@ -32,48 +32,72 @@ func mismatch(format string, args ...any) *jsonrpc.Error {
 	return &jsonrpc.Error{Code: protocol.CodeHeaderMismatch, Message: "Header mismatch: " + fmt.Sprintf(format, args...)}
 }
 
-// checkHeaders validates the request metadata headers of a stateless POST
-// against its body: "Servers that process the request body MUST reject
-// requests where the values specified in the headers do not match the
-// corresponding values in the request body."
-func (h *Handler) checkHeaders(r *http.Request, m *jsonrpc.Message) *jsonrpc.Error {
+// checkHeaders validates the request metadata headers of a POST against
+// its body: "Servers that process the request body MUST reject requests
+// where the values specified in the headers do not match the
+// corresponding values in the request body." A stateless request must
+// carry them (required). The legacy revisions define none of these
+// headers, so a legacy request need not carry them, but those it carries
+// are held to the same rule: a proxy or middleware in front of the
+// server may route or authorize on them, and must not be told one method
+// or tool while the server runs another. No conforming legacy client is
+// refused for it: it sends none, or (ferry's client) the body's values.
+func (h *Handler) checkHeaders(r *http.Request, m *jsonrpc.Message, required bool) *jsonrpc.Error {
 	if !m.IsRequest() {
 		return nil // header requirements for notification POSTs are not defined
 	}
-	mh := strings.TrimSpace(r.Header.Get(headerMethod))
-	if mh == "" {
-		return mismatch("missing Mcp-Method header")
-	}
-	if mh != m.Method {
+	mh, sent, e := singleHeader(r.Header, headerMethod, required)
+	switch {
+	case e != nil:
+		return e
+	case sent && mh != m.Method:
 		return mismatch("Mcp-Method header value %q does not match body value %q", mh, m.Method)
 	}
 	field := nameField(m.Method)
 	if field == "" {
 		return nil
 	}
-	raw, ok := r.Header[headerName]
-	if !ok || len(raw) == 0 {
-		return mismatch("missing Mcp-Name header")
-	}
-	hname, err := mcpheader.Decode(strings.TrimSpace(raw[0]))
-	if err != nil {
-		return mismatch("Mcp-Name header: %v", err)
-	}
 	body, found, _ := jsonrpcapi.Member(m.Params, field)
 	var bname string
 	if found && len(body) > 0 && body[0] == '"' {
 		bname, _ = jsonrpcapi.Unquote(body)
 	}
-	if hname != bname {
-		return mismatch("Mcp-Name header value %q does not match body value %q", hname, bname)
+	raw, sent, e := singleHeader(r.Header, headerName, required)
+	if e != nil {
+		return e
+	}
+	if sent {
+		hname, err := mcpheader.Decode(raw)
+		if err != nil {
+			return mismatch("Mcp-Name header: %v", err)
+		}
+		if hname != bname {
+			return mismatch("Mcp-Name header value %q does not match body value %q", hname, bname)
+		}
 	}
 	if m.Method == protocol.MethodToolsCall {
-		return h.checkParamHeaders(r, bname, m.Params)
+		return h.checkParamHeaders(r, bname, m.Params, required)
 	}
 	return nil
 }
 
-func (h *Handler) checkParamHeaders(r *http.Request, tool string, params jsontext.Value) *jsonrpc.Error {
+// singleHeader returns the value of the header name, trimmed, and whether
+// it was sent: a missing header is a mismatch when required, and so are
+// several (a proxy may read another of them than the server does).
+func singleHeader(hdr http.Header, name string, required bool) (string, bool, *jsonrpc.Error) {
+	values := hdr.Values(name)
+	switch {
+	case len(values) > 1:
+		return "", false, mismatch("more than one %s header", name)
+	case len(values) == 0 && required:
+		return "", false, mismatch("missing %s header", name)
+	case len(values) == 0:
+		return "", false, nil
+	}
+	return strings.Trim(values[0], " \t"), true, nil
+}
+
+func (h *Handler) checkParamHeaders(r *http.Request, tool string, params jsontext.Value, required bool) *jsonrpc.Error {
 	hps, ok := srv.ToolHeaders(h.server, tool)
 	if !ok || len(hps) == 0 {
 		// An unknown tool the server answers itself; a tool that mirrors
@@ -83,14 +107,19 @@ func (h *Handler) checkParamHeaders(r *http.Request, tool string, params jsontex
 	args, _, _ := jsonrpcapi.Member(params, "arguments")
 	for _, hp := range hps {
 		value, present := mcpheader.Lookup(args, hp)
-		hv, sent := r.Header[hp.Header]
 		if !present {
 			continue // "Server MUST NOT expect the header"
 		}
-		if !sent || len(hv) == 0 {
+		hv, sent, e := singleHeader(r.Header, hp.Header, false)
+		switch {
+		case e != nil:
+			return e
+		case !sent && required:
 			return mismatch("missing %s header for argument %s", hp.Header, strings.Join(hp.Path, "."))
+		case !sent:
+			continue
 		}
-		got, err := mcpheader.Decode(strings.Trim(hv[0], " \t"))
+		got, err := mcpheader.Decode(hv)
 		if err != nil {
 			return mismatch("%s header: %v", hp.Header, err)
 		}

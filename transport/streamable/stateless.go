@@ -43,7 +43,7 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, m *json
 			return
 		}
 	}
-	if e := h.checkHeaders(r, m); e != nil {
+	if e := h.checkHeaders(r, m, true); e != nil {
 		writeError(w, http.StatusBadRequest, m.ID, e)
 		return
 	}
