@@ -17,6 +17,10 @@ type Session struct {
 	peer   serverapi.Peer
 	// ID is the transport's session id (the Mcp-Session-Id on HTTP), or "".
 	ID string
+	// owner names the session as the owner of its tasks: random, so that
+	// a later session never takes it over (as one allocated at the same
+	// address took over a name made of the pointer).
+	owner string
 
 	done      chan struct{} // closed by Close
 	closeOnce sync.Once
@@ -37,7 +41,7 @@ type Session struct {
 // to peer. Transports call it once per connection or HTTP session, and
 // [Session.Close] when it ends.
 func (s *Server) newSession(peer serverapi.Peer, id string) *Session {
-	sess := &Session{server: s, peer: peer, ID: id, done: make(chan struct{})}
+	sess := &Session{server: s, peer: peer, ID: id, owner: sessionOwnerPrefix + randomID(), done: make(chan struct{})}
 	s.mu.Lock()
 	s.sessions[sess] = struct{}{}
 	s.mu.Unlock()

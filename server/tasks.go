@@ -6,12 +6,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/ferrymcp/ferry/internal/serverapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 )
@@ -47,9 +49,11 @@ type TaskOptions struct {
 	// context is provided, receivers MUST bind tasks to said context"):
 	// it names the caller of a request, e.g. from the authorization
 	// middleware's context; a task is then reached (get, update, cancel,
-	// result) and listed only by requests with the same owner. Nil: a
-	// task is reached by its id alone, and a 2025-11-25 session lists
-	// the tasks it created.
+	// result) and listed only by requests with the same owner. Nil: the
+	// caller that ferry's authorization (auth/resourceserver)
+	// authenticated, whose tasks only it reaches and lists; without one,
+	// a task is reached by its id alone, and a 2025-11-25 session lists
+	// the tasks it created (never those of an ended session).
 	Owner func(ctx context.Context, req *Request) string
 }
 
@@ -185,7 +189,7 @@ func (s *Server) startTask(ctx context.Context, r *Request, e *toolEntry, args j
 	now := time.Now().UTC()
 	run := &taskRun{s: s, req: r, done: make(chan struct{}), changed: make(chan struct{}),
 		waiting: map[string]chan jsontext.Value{}, used: map[string]bool{},
-		state: &TaskState{ID: newTaskID(), Stateless: r.stateless, Status: protocol.TaskWorking,
+		state: &TaskState{ID: randomID(), Stateless: r.stateless, Status: protocol.TaskWorking,
 			CreatedAt: now, UpdatedAt: now, TTL: ttl, PollInterval: m.opts.PollInterval}}
 	run.state.Owner = s.taskOwner(ctx, r)
 	detach(r, args)
@@ -563,26 +567,44 @@ func withRelatedTask(params any, id string) (jsontext.Value, error) {
 	return json.Marshal(obj)
 }
 
-func newTaskID() string {
+// randomID returns 128 random bits in hex: a task's id, a session's name
+// as the owner of its tasks.
+func randomID() string {
 	b := make([]byte, 16)
 	rand.Read(b)
 	return hex.EncodeToString(b)
 }
+
+// The owners of tasks, when TaskOptions.Owner does not name them: the
+// authenticated caller, else the legacy session.
+const (
+	callerOwnerPrefix  = "caller:"
+	sessionOwnerPrefix = "session:"
+)
 
 // taskOwner is the owner of the tasks a request creates and lists.
 func (s *Server) taskOwner(ctx context.Context, r *Request) string {
 	if f := s.taskMgr().opts.Owner; f != nil {
 		return f(ctx, r)
 	}
+	if id, ok := serverapi.CallerOf(ctx); ok {
+		return callerOwnerPrefix + id
+	}
 	if r.Session != nil {
-		return sessionOwner(r.Session)
+		return r.Session.owner
 	}
 	return ""
 }
 
-// sessionOwner names a legacy session as the owner of its tasks.
-func sessionOwner(sess *Session) string {
-	return fmt.Sprintf("session:%p", sess)
+// reaches reports whether request r may reach task st (get, update,
+// cancel, result, listen): a task bound to an authorization context
+// (TaskOptions.Owner's, or the authenticated caller's) only by requests of
+// that context; any other by its id, which is unguessable: "If
+// context-binding is unavailable, receivers MUST generate cryptographically
+// secure task IDs".
+func (s *Server) reaches(ctx context.Context, r *Request, st *TaskState) bool {
+	bound := s.taskMgr().opts.Owner != nil || strings.HasPrefix(st.Owner, callerOwnerPrefix)
+	return !bound || st.Owner == s.taskOwner(ctx, r)
 }
 
 func millis(d time.Duration) *int64 {

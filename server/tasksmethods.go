@@ -39,7 +39,7 @@ func (s *Server) tasksMethod(ctx context.Context, r *Request, params jsontext.Va
 	if err != nil {
 		return nil, err
 	}
-	if s.taskMgr().opts.Owner != nil && st.Owner != s.taskOwner(ctx, r) {
+	if !s.reaches(ctx, r, st) {
 		// Another caller's task is as good as unknown.
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Failed to retrieve task: Task not found")
 	}
@@ -219,7 +219,7 @@ func (s *Server) checkListenTasks(ctx context.Context, r *Request, f *protocol.S
 	var ids []string
 	for _, id := range f.TaskIDs {
 		st, err := s.task(ctx, id, true)
-		if err != nil || s.taskMgr().opts.Owner != nil && st.Owner != s.taskOwner(ctx, r) {
+		if err != nil || !s.reaches(ctx, r, st) {
 			continue // acknowledged without it
 		}
 		ids = append(ids, id)

@@ -26,8 +26,10 @@ var ErrTaskStoreFull = errors.New("too many tasks")
 // created the task.
 type TaskState struct {
 	ID string
-	// Owner is who may list the task (a legacy session); "" for tasks of
-	// stateless requests, which only their id reaches.
+	// Owner is who may list the task: TaskOptions.Owner's name of its
+	// creator, else the authenticated caller (who alone reaches it), else
+	// a legacy session; "" for tasks of stateless requests without an
+	// authenticated caller, which only their id reaches.
 	Owner string
 	// Stateless is true for a task of the tasks extension (2026-07-28),
 	// false for an experimental task of 2025-11-25.

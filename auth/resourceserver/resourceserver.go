@@ -36,6 +36,7 @@ import (
 	"github.com/go-json-experiment/json"
 
 	"github.com/ferrymcp/ferry/auth/metadata"
+	"github.com/ferrymcp/ferry/internal/serverapi"
 )
 
 // Config describes a protected MCP server.
@@ -118,8 +119,11 @@ func CallerFrom(ctx context.Context) (*Caller, bool) {
 	return c, ok
 }
 
-// WithCaller returns a context that carries c, for tests of handlers.
+// WithCaller returns a context that carries c, for tests of handlers. The
+// MCP server finds the caller there too: it binds tasks to it, and counts
+// the caller as one client in the bounds its clients share.
 func WithCaller(ctx context.Context, c *Caller) context.Context {
+	ctx = serverapi.WithCaller(ctx, owner(c))
 	return context.WithValue(ctx, callerKey{}, c)
 }
 

@@ -87,19 +87,25 @@ func Name(sn *jsonrpcapi.Meta, params jsontext.Value) (name jsontext.Value, walk
 // the request's header (an http.Header), for server.Request.Header. An
 // HTTP transport gives one to HandleMessage as its context, or sets it as
 // the message's Context; it may be part of a larger allocation.
+// RemoteAddr is the request's (an http.Request's RemoteAddr), for
+// [ClientKey].
 type Origin struct {
 	context.Context
-	Header map[string][]string
+	Header     map[string][]string
+	RemoteAddr string
 }
 
 // headerKey is the context key of an Origin's header.
 type headerKey struct{}
 
-// Value returns the header for headerKey, else the request context's
-// value.
+// Value returns the header for headerKey, the remote address for
+// remoteAddrKey, else the request context's value.
 func (o *Origin) Value(key any) any {
-	if _, ok := key.(headerKey); ok {
+	switch key.(type) {
+	case headerKey:
 		return o.Header
+	case remoteAddrKey:
+		return o.RemoteAddr
 	}
 	return o.Context.Value(key)
 }

@@ -1,0 +1,169 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ferrymcp/ferry/auth/resourceserver"
+	"github.com/ferrymcp/ferry/jsonrpc"
+	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/server"
+	"github.com/ferrymcp/ferry/transport/memory"
+)
+
+// taskToolServer has "quick", a tool that may run as a task and answers
+// at once, and "wait", one that runs until its task is cancelled.
+func taskToolServer(opts *server.Options) *server.Server {
+	s := server.New(protocol.Implementation{Name: "tasks", Version: "1"}, opts)
+	optional := &protocol.ToolExecution{TaskSupport: protocol.TaskSupportOptional}
+	s.AddTool(&protocol.Tool{Name: "quick", Execution: optional},
+		func(ctx context.Context, req *server.Request, args jsontext.Value) (*protocol.CallToolResult, error) {
+			return &protocol.CallToolResult{Content: []protocol.Content{protocol.TextContent("secret result")}}, nil
+		})
+	s.AddTool(&protocol.Tool{Name: "wait", Execution: optional},
+		func(ctx context.Context, req *server.Request, args jsontext.Value) (*protocol.CallToolResult, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		})
+	return s
+}
+
+// openSession serves s on a memory pipe and returns a bare JSON-RPC
+// connection to it after the 2025-11-25 handshake, and the function that
+// ends the session.
+func openSession(t *testing.T, s *server.Server) (*jsonrpc.Conn, func()) {
+	t.Helper()
+	a, b := memory.NewPipe(jsonrpc.Limits{})
+	ctx, cancel := context.WithCancel(context.Background())
+	// The cleanup holds the connections until end drops them, so that an
+	// ended session's memory is free to be reused.
+	conns := []*jsonrpc.Conn{s.Connect(ctx, a), jsonrpc.NewConn(ctx, b, nil)}
+	c := conns[1]
+	end := func() {
+		for _, conn := range conns {
+			conn.Close()
+		}
+		conns = nil
+		cancel()
+	}
+	t.Cleanup(end)
+	params := `{"protocolVersion":"2025-11-25","clientInfo":{"name":"t","version":"1"},"capabilities":{}}`
+	if _, err := c.Call(ctx, "initialize", jsontext.Value(params)); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Notify(ctx, "notifications/initialized", nil); err != nil {
+		t.Fatal(err)
+	}
+	return c, end
+}
+
+// callAsTask calls tool as a 2025-11-25 task and returns the task's id.
+func callAsTask(c *jsonrpc.Conn, tool string) (string, error) {
+	m, err := c.Call(context.Background(), "tools/call", map[string]any{"name": tool, "task": map[string]any{}})
+	if err != nil {
+		return "", err
+	}
+	var res protocol.CreateTaskResult
+	if err := json.Unmarshal(m.Result, &res); err != nil {
+		return "", err
+	}
+	return res.Task.TaskID, nil
+}
+
+// listTasks returns the ids tasks/list shows.
+func listTasks(t *testing.T, c *jsonrpc.Conn) []string {
+	t.Helper()
+	m, err := c.Call(context.Background(), "tasks/list", map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res protocol.ListTasksResult
+	if err := json.Unmarshal(m.Result, &res); err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, len(res.Tasks))
+	for i, task := range res.Tasks {
+		ids[i] = task.TaskID
+	}
+	return ids
+}
+
+// TestEndedSessionTasksUnlisted: a session lists the tasks it created,
+// and no later session lists them. Each round ends sessions that created
+// a task and opens new ones after a collection, which frees the ended
+// sessions' memory for the new ones: on b211c63 a task's owner was the
+// session's address, and a new session allocated where an ended one was
+// listed its tasks (3 of 1,640 new sessions on the conformance server).
+func TestEndedSessionTasksUnlisted(t *testing.T) {
+	s := taskToolServer(nil)
+	defer s.Close()
+	const rounds, perRound = 8, 64
+	for round := range rounds {
+		var ends []func()
+		for range perRound {
+			c, end := openSession(t, s)
+			if seen := listTasks(t, c); len(seen) > 0 {
+				t.Fatalf("round %d: a new session lists %d tasks of ended sessions: %v", round, len(seen), seen)
+			}
+			id, err := callAsTask(c, "quick")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if seen := listTasks(t, c); len(seen) != 1 || seen[0] != id {
+				t.Fatalf("round %d: the session lists %v, want its task %s", round, seen, id)
+			}
+			ends = append(ends, end)
+		}
+		for _, end := range ends {
+			end()
+		}
+		runtime.GC()
+	}
+}
+
+// statelessTaskMessage is a stateless request of the tasks extension.
+func statelessTaskMessage(t *testing.T, method, params string) *jsonrpc.Message {
+	t.Helper()
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":{%s"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}}}`,
+		method, params)
+	m, err := jsonrpc.Decode([]byte(body), jsonrpc.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestTasksBoundToCaller: "When an authorization context is provided,
+// receivers MUST bind tasks to said context": the task of a caller that
+// auth/resourceserver authenticated is reached by that caller only (on
+// b211c63 anyone with its id reached it: Owner had to be set by hand).
+func TestTasksBoundToCaller(t *testing.T) {
+	s := taskToolServer(nil)
+	defer s.Close()
+	ann := resourceserver.WithCaller(context.Background(), &resourceserver.Caller{Issuer: "https://as", Subject: "ann"})
+	bob := resourceserver.WithCaller(context.Background(), &resourceserver.Caller{Issuer: "https://as", Subject: "bob"})
+	res, err := srv.HandleMessage(s, ann, statelessTaskMessage(t, "tools/call", `"name":"quick",`), nil, nopPeer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := res.(*protocol.DetailedTask).TaskID
+	for _, tt := range []struct {
+		name  string
+		ctx   context.Context
+		reach bool
+	}{
+		{"its caller", ann, true},
+		{"another caller", bob, false},
+		{"no caller", context.Background(), false},
+	} {
+		_, err := srv.HandleMessage(s, tt.ctx, statelessTaskMessage(t, "tasks/get", fmt.Sprintf(`"taskId":%q,`, id)), nil, nopPeer{})
+		if reached := err == nil; reached != tt.reach {
+			t.Errorf("tasks/get by %s: %v, want reached %v", tt.name, err, tt.reach)
+		}
+	}
+}
