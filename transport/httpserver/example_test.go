@@ -34,7 +34,8 @@ func Example_ownServer() {
 	if err != nil {
 		panic(err)
 	}
-	go srv.Serve(httpserver.LimitListener(ln, 1024)) // at most 1,024 connections at once
+	// At most 1,024 connections at once, half of them from one address.
+	go srv.Serve(httpserver.NewListener(ln, &httpserver.Options{MaxConns: 1024}))
 	defer srv.Close()
 
 	ctx := context.Background()

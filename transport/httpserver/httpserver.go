@@ -2,7 +2,24 @@
 // on an [http.Server] with the bounds a server reachable by clients it
 // does not control needs: how long a client may take to send its headers
 // and its body, how long an idle kept-alive connection is held, how large
-// its headers may be, and how many connections are open at once.
+// its headers may be, and how many connections are open at once, in all
+// and per client.
+//
+// The connection bounds ([Options], [NewListener]), so that no client
+// can take the places every other client needs:
+//
+//   - MaxConns (default 1,024): connections open at once; beyond it a
+//     new connection waits in the system's queue.
+//   - MaxConnsPerAddr (default half of MaxConns): the share of one
+//     remote address, or of one caller once a request on the connection
+//     was authenticated ([Authenticated]); beyond it a new connection is
+//     closed at once.
+//   - EvictUnauthenticated (off; the gateway turns it on when it
+//     authenticates): a connection not yet authenticated and not being
+//     served gives up its place to a new one when either bound is
+//     reached.
+//   - ReadHeaderTimeout (10 s) bounds a connection that sends nothing,
+//     IdleTimeout (60 s) one kept alive between requests.
 //
 // The handlers bound what they wait for themselves as well (each write of
 // an answer or of an event, the reading of a body; see
@@ -10,7 +27,7 @@
 // program that brings its own http.Server is not defenceless; this
 // package adds what only the server can bound. A program with its own
 // server should set at least ReadHeaderTimeout, IdleTimeout and
-// MaxHeaderBytes, and wrap its listener with [LimitListener]: see the
+// MaxHeaderBytes, and wrap its listener with [NewListener]: see the
 // package's example.
 package httpserver
 
@@ -19,7 +36,6 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"sync"
 	"time"
 )
 
@@ -52,6 +68,23 @@ type Options struct {
 	// Each stream a client keeps open (a legacy GET stream, a
 	// subscriptions/listen request) holds a connection.
 	MaxConns int
+	// MaxConnsPerAddr bounds the connections of MaxConns one remote
+	// address holds (default half of MaxConns; an IPv6 address counts as
+	// its /64 network): beyond it a new connection from that address is
+	// closed at once, so that one client cannot take every place. A
+	// connection on which a request was authenticated ([Authenticated])
+	// counts against its caller's share, of the same size, instead.
+	// Clients behind one proxy or NAT, or many test clients, share an
+	// address: raise it up to MaxConns (no share) for them.
+	MaxConnsPerAddr int
+	// EvictUnauthenticated lets a new connection, when MaxConns or its
+	// address's share is reached, take the place of the oldest connection
+	// on which no request was authenticated and that is not being served
+	// (idle, or its headers still coming). For a server whose
+	// authentication middleware calls [Authenticated] (the gateway's
+	// does): a client without credentials then holds only places no
+	// other client needs.
+	EvictUnauthenticated bool
 	// ShutdownTimeout bounds how long [Serve] waits, once its context
 	// ends, for the requests in flight (default 5 seconds).
 	ShutdownTimeout time.Duration
@@ -92,16 +125,20 @@ func (o *Options) withDefaults() Options {
 	if out.MaxConns <= 0 {
 		out.MaxConns = DefaultMaxConns
 	}
+	if out.MaxConnsPerAddr <= 0 {
+		out.MaxConnsPerAddr = max(out.MaxConns/2, 1)
+	}
 	return out
 }
 
 // New returns a server for h with the bounds of opts; serve it on a
-// listener wrapped with [LimitListener] (as [Serve] does) to bound the
-// connections too.
+// listener of [NewListener] (as [Serve] does) to bound the connections
+// too.
 func New(h http.Handler, opts *Options) *http.Server {
 	o := opts.withDefaults()
 	return &http.Server{
-		Handler:           h,
+		Handler:           serving(h),
+		ConnContext:       connContext,
 		ReadHeaderTimeout: o.ReadHeaderTimeout,
 		ReadTimeout:       o.ReadTimeout,
 		WriteTimeout:      o.WriteTimeout,
@@ -119,7 +156,7 @@ func Serve(ctx context.Context, l net.Listener, h http.Handler, opts *Options) e
 	o := opts.withDefaults()
 	srv := New(h, &o)
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(LimitListener(l, o.MaxConns)) }()
+	go func() { errc <- srv.Serve(NewListener(l, &o)) }()
 	select {
 	case err := <-errc:
 		return err
@@ -132,61 +169,5 @@ func Serve(ctx context.Context, l net.Listener, h http.Handler, opts *Options) e
 		err = srv.Close()
 	}
 	<-errc
-	return err
-}
-
-// LimitListener returns a listener that accepts at most n connections at
-// once: Accept waits while n are open.
-func LimitListener(l net.Listener, n int) net.Listener {
-	return &limitListener{Listener: l, sem: make(chan struct{}, n), done: make(chan struct{})}
-}
-
-type limitListener struct {
-	net.Listener
-	sem       chan struct{}
-	done      chan struct{}
-	closeOnce sync.Once
-}
-
-func (l *limitListener) Accept() (net.Conn, error) {
-	select {
-	case l.sem <- struct{}{}:
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
-	c, err := l.Listener.Accept()
-
-	if err != nil {
-		<-l.sem
-		return nil, err
-	}
-	return &limitConn{Conn: c, release: func() { <-l.sem }}, nil
-}
-
-func (l *limitListener) Close() error {
-	l.closeOnce.Do(func() { close(l.done) })
-	return l.Listener.Close()
-}
-
-// limitConn gives its slot back when it closes.
-type limitConn struct {
-	net.Conn
-	once    sync.Once
-	release func()
-}
-
-// CloseWrite passes on the connection's, which net/http uses to close a
-// connection gracefully.
-func (c *limitConn) CloseWrite() error {
-	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
-		return cw.CloseWrite()
-	}
-	return nil
-}
-
-func (c *limitConn) Close() error {
-	err := c.Conn.Close()
-
-	c.once.Do(c.release)
 	return err
 }

@@ -103,7 +103,7 @@ func TestMaxConns(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := streamable.NewHandler(mcpServer(), nil)
 		defer h.Close()
-		l, stop := serve(t, h, &httpserver.Options{MaxConns: 2, IdleTimeout: -1})
+		l, stop := serve(t, h, &httpserver.Options{MaxConns: 2, MaxConnsPerAddr: 2, IdleTimeout: -1})
 		defer stop()
 		request := func(c net.Conn) chan string {
 			got := make(chan string, 1)
