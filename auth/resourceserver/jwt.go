@@ -23,7 +23,11 @@ import (
 // the audience (the resource the token is presented to), the expiry and
 // not-before, with Leeway for clocks that differ. Keys are fetched once
 // and again when a token names a key not seen yet (the server rotated
-// its keys), at most every MinRefresh.
+// its keys), at most every MinRefresh, and after a failed fetch at most
+// every few seconds: tokens, however many, never make the server hammer
+// the authorization server. One fetch runs at a time, and the tokens
+// waiting for it share its answer; tokens signed with a known key do not
+// wait for it.
 type JWT struct {
 	// Issuer is the authorization server's issuer identifier, compared
 	// with the token's iss as a string. Required.
@@ -43,15 +47,21 @@ type JWT struct {
 	Leeway time.Duration
 	// MinRefresh bounds how often the keys are fetched again for an
 	// unknown key (default 1 minute), so that tokens naming made-up keys
-	// do not make the server hammer the authorization server.
+	// do not make the server hammer the authorization server. After a
+	// failed fetch, the next waits the shorter of MinRefresh and 5
+	// seconds.
 	MinRefresh time.Duration
 	// HTTPClient fetches the keys; nil means one with a 10 s timeout.
 	HTTPClient *http.Client
 
-	mu      sync.Mutex
-	keys    *jose.JSONWebKeySet
-	fetched time.Time
-	jwksURL string
+	// mu guards the keys and the fetches' bookkeeping; it is never held
+	// during a fetch.
+	mu       sync.Mutex
+	keys     *jose.JSONWebKeySet
+	fetched  time.Time // when the last fetch started
+	failed   error     // the last fetch's error, nil when it succeeded
+	inflight *keyFetch // the fetch running, if any
+	jwksURL  string    // used by one fetch at a time
 
 	// verified keeps the tokens verified, until they expire: a client
 	// sends the same token for an hour, and checking its signature costs
@@ -82,12 +92,7 @@ func (v *JWT) Verify(ctx context.Context, token, audience string) (*Caller, erro
 	if v.Audience != "" {
 		audience = v.Audience
 	}
-	h := sha256.New()
-	io.WriteString(h, audience)
-	h.Write([]byte{0})
-	io.WriteString(h, token)
-	var key [32]byte
-	h.Sum(key[:0])
+	key := tokenKey(audience, token)
 	v.cmu.RLock()
 	c := v.verified[key]
 	v.cmu.RUnlock()
@@ -175,34 +180,103 @@ func (v *JWT) verify(ctx context.Context, token, audience string) (*Caller, erro
 	return c, nil
 }
 
+// tokenKey is the key of what is cached about a token presented to
+// audience: a digest, so that the tokens themselves are not kept, of both,
+// so that a token accepted for one resource is not for another.
+func tokenKey(audience, token string) [32]byte {
+	h := sha256.New()
+	io.WriteString(h, audience)
+	h.Write([]byte{0})
+	io.WriteString(h, token)
+	var key [32]byte
+	h.Sum(key[:0])
+	return key
+}
+
+// keyFetch is one fetch of the keys, whose answer every token waiting
+// for it shares.
+type keyFetch struct {
+	done chan struct{}
+	keys *jose.JSONWebKeySet // the keys known once it ended
+	err  error
+}
+
+const (
+	// retryAfterFailure bounds how often the keys are fetched after a
+	// failed fetch (when MinRefresh is longer).
+	retryAfterFailure = 5 * time.Second
+	// fetchTimeout bounds a fetch, which outlives the request that
+	// started it when others wait for it.
+	fetchTimeout = 10 * time.Second
+)
+
 // key returns the public key named kid (any key of alg when the token
 // names none), fetching the keys when it is not known.
 func (v *JWT) key(ctx context.Context, kid, alg string) (any, error) {
 	v.mu.Lock()
-	defer v.mu.Unlock()
 	if k := find(v.keys, kid, alg); k != nil {
+		v.mu.Unlock()
 		return k, nil
 	}
-	min := v.MinRefresh
-	if min <= 0 {
-		min = time.Minute
-	}
-	if v.keys != nil && time.Since(v.fetched) < min {
-		return nil, invalid("the token is signed with an unknown key", nil)
-	}
-	keys, err := v.fetch(ctx)
+	f, err := v.startFetch(ctx)
+	v.mu.Unlock()
 	if err != nil {
-		if v.keys != nil {
-			// The keys known still serve; this token's is not among them.
-			return nil, invalid("the token is signed with an unknown key", err)
-		}
 		return nil, err
 	}
-	v.keys, v.fetched = keys, time.Now()
-	if k := find(keys, kid, alg); k != nil {
+	select {
+	case <-f.done:
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+	if k := find(f.keys, kid, alg); k != nil {
 		return k, nil
 	}
-	return nil, invalid("the token is signed with an unknown key", nil)
+	if f.err != nil && f.keys == nil {
+		return nil, f.err
+	}
+	// The keys known still serve; this token's is not among them.
+	return nil, invalid("the token is signed with an unknown key", f.err)
+}
+
+// startFetch returns the fetch running, or starts one unless the last
+// started too recently: then a token with an unknown key is invalid, or,
+// while no key is known, the last fetch's error stands. v.mu is held.
+func (v *JWT) startFetch(ctx context.Context) (*keyFetch, error) {
+	if v.inflight != nil {
+		return v.inflight, nil
+	}
+	wait := v.MinRefresh
+	if wait <= 0 {
+		wait = time.Minute
+	}
+	if v.failed != nil {
+		wait = min(wait, retryAfterFailure)
+	}
+	if !v.fetched.IsZero() && time.Since(v.fetched) < wait {
+		if v.keys == nil {
+			return nil, v.failed
+		}
+		return nil, invalid("the token is signed with an unknown key", nil)
+	}
+	f := &keyFetch{done: make(chan struct{})}
+	v.inflight, v.fetched = f, time.Now()
+	go v.run(context.WithoutCancel(ctx), f)
+	return f, nil
+}
+
+// run fetches the keys for f and everyone waiting for it.
+func (v *JWT) run(ctx context.Context, f *keyFetch) {
+	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+	defer cancel()
+	keys, err := v.fetch(ctx)
+	v.mu.Lock()
+	if err == nil {
+		v.keys = keys
+	}
+	v.failed, v.inflight = err, nil
+	f.keys, f.err = v.keys, err
+	v.mu.Unlock()
+	close(f.done)
 }
 
 func find(set *jose.JSONWebKeySet, kid, alg string) any {
