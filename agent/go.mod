@@ -2,10 +2,8 @@ module github.com/ferrymcp/ferry/agent
 
 go 1.26.0
 
-replace github.com/ferrymcp/ferry => ..
-
 require (
-	github.com/ferrymcp/ferry v0.0.0-00010101000000-000000000000
+	github.com/ferrymcp/ferry v0.1.0
 	github.com/go-json-experiment/json v0.0.0-20260820222146-c27c302e5fc3
 )
 

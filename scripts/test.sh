@@ -85,6 +85,9 @@ staticcheck="${staticcheck:-$(go env GOPATH)/bin}/staticcheck"
 "$staticcheck" -tags soak ./soak
 (cd interop/zitadelop && GOWORK=off go vet ./...)
 
+step "install as a user would (file-system module proxy, GOWORK=off)"
+scripts/install-check.sh
+
 step "go test -race (library)"
 gotest -race -count=1 ./... ./cmd/ferry/... ./agent/...
 
@@ -113,5 +116,14 @@ step "go test (the gateway's traces in the OpenTelemetry Collector's OTLP receiv
 # at the receiver, started in-process on loopback.
 (cd interop/otelcol && GOWORK=off go vet ./... &&
 	GOWORK=off gotest -count=1 -timeout 10m ./...)
+
+step "go.work.sum in step"
+# A fresh clone's first go command must rewrite nothing: go.work.sum is
+# committed as this script leaves it (RELEASING.md).
+if git rev-parse --git-dir >/dev/null 2>&1 && ! git diff --quiet -- go.work.sum; then
+	git diff --stat -- go.work.sum
+	echo "go.work.sum changed during the run: commit it as the test command leaves it" >&2
+	exit 1
+fi
 
 step "all tests passed: $(awk '{ ok += $1 } END { print ok }' "$counts") Go test packages ok (the race-enabled run, the budgets, interop, the agent's wire tests and the OTLP receiver's), the conformance scenarios above"

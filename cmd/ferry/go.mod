@@ -2,10 +2,8 @@ module github.com/ferrymcp/ferry/cmd/ferry
 
 go 1.26.0
 
-replace github.com/ferrymcp/ferry => ../..
-
 require (
-	github.com/ferrymcp/ferry v0.0.0-00010101000000-000000000000
+	github.com/ferrymcp/ferry v0.1.0
 	github.com/go-json-experiment/json v0.0.0-20260820222146-c27c302e5fc3
 	go.opentelemetry.io/otel/trace v1.47.0
 	golang.org/x/term v0.46.0
@@ -51,9 +49,8 @@ require (
 )
 
 require (
-	github.com/ferrymcp/ferry/agent v0.0.0-00010101000000-000000000000
+	github.com/ferrymcp/ferry/agent v0.1.0
 	github.com/yosida95/uritemplate/v3 v3.0.2
 	golang.org/x/sys v0.48.0 // indirect
 )
 
-replace github.com/ferrymcp/ferry/agent => ../../agent

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Installs the ferry command and builds programs on the library as a user
+# would, from a module proxy, with no go.work and nothing of this
+# checkout: the three published modules (the library, the agent, the
+# command) as committed at HEAD are laid out as a file-system module
+# proxy at the version they require of each other (RELEASING.md), in
+# front of the usual proxy for everything else. It checks that
+#   go install github.com/ferrymcp/ferry/cmd/ferry@latest
+# builds a command that runs, and that a program after
+#   go get github.com/ferrymcp/ferry        (and .../agent)
+# builds. A replace directive, a placeholder version or a missing
+# require in a published go.mod fails it. Run by scripts/test.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+version=$(awk '$1 == "github.com/ferrymcp/ferry" { print $2; exit }' cmd/ferry/go.mod)
+[ -n "$version" ] || { echo "install-check: cmd/ferry/go.mod requires no version of github.com/ferrymcp/ferry" >&2; exit 1; }
+
+tmp=$(mktemp -d)
+# These versions are made anew from HEAD at every run: none may be taken
+# from the module cache, where an earlier run left its own. They are
+# removed from it before and after (the cache holds nothing else of
+# ferry's that a download could not bring back); everything else in the
+# cache is used as it is, so nothing is fetched or compiled again.
+modcache=$(go env GOMODCACHE)
+forget() {
+	chmod -R u+w "$modcache/github.com/ferrymcp" "$modcache/cache/download/github.com/ferrymcp" 2>/dev/null || true
+	rm -rf "$modcache/github.com/ferrymcp" "$modcache/cache/download/github.com/ferrymcp"
+}
+cleanup() { forget; rm -rf "$tmp"; }
+trap cleanup EXIT
+forget
+
+go run ./interop/modproxy -repo "$root" -rev HEAD -version "$version" -out "$tmp/proxy"
+export GOWORK=off
+export GOPROXY="file://$tmp/proxy,$(go env GOPROXY)"
+export GONOSUMDB=github.com/ferrymcp/ferry
+export GOBIN="$tmp/bin"
+
+echo "install-check: go install github.com/ferrymcp/ferry/cmd/ferry@latest ($version from HEAD)"
+go install github.com/ferrymcp/ferry/cmd/ferry@latest
+"$GOBIN/ferry" --version
+
+# try builds a program of one package on a module fetched with go get.
+try() {
+	local mod=$1 dir="$tmp/try-$2"
+	mkdir -p "$dir"
+	cat >"$dir/main.go"
+	(cd "$dir" && go mod init example.com/try >/dev/null 2>&1 &&
+		go get "$mod@latest" >/dev/null && go mod tidy >/dev/null && go build -o prog . && ./prog)
+}
+
+echo "install-check: a program on go get github.com/ferrymcp/ferry"
+try github.com/ferrymcp/ferry library <<'GO'
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/server"
+)
+
+type in struct {
+	Message string `json:"message"`
+}
+
+func main() {
+	s := server.New(protocol.Implementation{Name: "try", Version: "1.0"}, nil)
+	server.AddTool(s, &protocol.Tool{Name: "echo"}, func(_ context.Context, _ *server.Request, a in) (string, error) {
+		return a.Message, nil
+	})
+	fmt.Println("library: a server with one tool")
+}
+GO
+
+echo "install-check: a program on go get github.com/ferrymcp/ferry/agent"
+try github.com/ferrymcp/ferry/agent agent <<'GO'
+package main
+
+import (
+	"fmt"
+
+	"github.com/ferrymcp/ferry/agent/providers"
+)
+
+func main() {
+	fmt.Println("agent: providers", providers.Names())
+}
+GO
+echo "install-check: ok"
