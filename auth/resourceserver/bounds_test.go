@@ -171,3 +171,129 @@ func TestJWKSFetchOutsideTheLock(t *testing.T) {
 		t.Errorf("a token of an unknown key: %v, want invalid", err)
 	}
 }
+
+// introspectionServer answers introspections, counting them: active for
+// the token "good" with audience aud, inactive for the others, and 500
+// to all while failing is set.
+type introspectionServer struct {
+	*httptest.Server
+	requests atomic.Int32
+	failing  atomic.Bool
+}
+
+func newIntrospectionServer(t *testing.T, aud string) *introspectionServer {
+	is := &introspectionServer{}
+	is.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		is.requests.Add(1)
+		if is.failing.Load() {
+			http.Error(w, "down", http.StatusInternalServerError)
+			return
+		}
+		r.ParseForm()
+		if r.Form.Get("token") != "good" {
+			json.MarshalWrite(w, map[string]any{"active": false})
+			return
+		}
+		json.MarshalWrite(w, map[string]any{"active": true, "sub": "erin", "scope": "files:read", "aud": aud})
+	}))
+	t.Cleanup(is.Close)
+	return is
+}
+
+// TestIntrospectionKeepsTheAudience: a token introspected for one
+// resource is not accepted by another that shares the verifier, before
+// or after the first has cached it.
+func TestIntrospectionKeepsTheAudience(t *testing.T) {
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	as := newIntrospectionServer(t, srv.URL+"/a")
+	v := &Introspection{Endpoint: as.URL}
+	for _, path := range []string{"/a", "/b"} {
+		cfg := &Config{Resource: srv.URL + path, AuthorizationServers: []string{as.URL}, Verifier: v}
+		cfg.Mount(mux, path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	}
+	tests := []struct {
+		path     string
+		status   int
+		requests int32
+	}{
+		{"/a", 200, 1},
+		{"/b", 401, 2},
+		{"/b", 401, 2}, // refused from the cache
+		{"/a", 200, 2}, // accepted from the cache
+	}
+	for i, tt := range tests {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+tt.path, nil)
+		req.Header.Set("Authorization", "Bearer good")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tt.status {
+			t.Errorf("%d: %s answered %d, want %d (%s)", i, tt.path, resp.StatusCode, tt.status, resp.Header.Get("WWW-Authenticate"))
+		}
+		if n := as.requests.Load(); n != tt.requests {
+			t.Errorf("%d: %d introspections, want %d", i, n, tt.requests)
+		}
+	}
+}
+
+// TestIntrospectionBounded: with the endpoint failing, 300 tokens at
+// once make at most MaxConcurrent (8) requests of it, and it is not asked
+// again until a backoff (1 s, then 2 s) has passed; refusals are kept 5 s.
+func TestIntrospectionBounded(t *testing.T) {
+	as := newIntrospectionServer(t, "https://rs/mcp")
+	synctest.Test(t, func(t *testing.T) {
+		v := &Introspection{Endpoint: as.URL, HTTPClient: noKeepAlive()}
+		ctx := context.Background()
+		verify := func(token string) error { _, err := v.Verify(ctx, token, "https://rs/mcp"); return err }
+		want := func(step string, n int32) {
+			t.Helper()
+			if got := as.requests.Load(); got != n {
+				t.Fatalf("%s: %d introspections, want %d", step, got, n)
+			}
+		}
+
+		as.failing.Store(true)
+		errs := make([]error, 300)
+		var wg sync.WaitGroup
+		for i := range errs {
+			wg.Go(func() { errs[i] = verify(fmt.Sprint("random-", i)) })
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err == nil || isInvalid(err) {
+				t.Fatalf("token %d with the endpoint failing: %v, want a server error (503)", i, err)
+			}
+		}
+		if n := as.requests.Load(); n < 1 || n > 8 {
+			t.Fatalf("300 tokens at once with the endpoint failing: %d introspections, want 1 to 8", n)
+		}
+		n := as.requests.Load()
+		verify("another")
+		want("right after the failures", n)
+		time.Sleep(time.Second)
+		verify("another")
+		want("1 s later", n+1)
+		time.Sleep(time.Second)
+		verify("another")
+		want("1 s after the second failure", n+1)
+		time.Sleep(time.Second)
+		as.failing.Store(false)
+		if err := verify("good"); err != nil {
+			t.Fatalf("once the endpoint is back: %v", err)
+		}
+		want("2 s after the second failure", n+2)
+		for range 2 {
+			if err := verify("forged"); !isInvalid(err) {
+				t.Fatalf("forged: %v, want invalid", err)
+			}
+		}
+		want("a refused token twice", n+3)
+		time.Sleep(5 * time.Second) // refusedTTL
+		verify("forged")
+		want("a refused token 5 s later", n+4)
+	})
+}

@@ -2,7 +2,6 @@ package resourceserver
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"io"
 	"net/http"
@@ -20,7 +19,11 @@ import (
 // audience, and when the answer has no aud, the token is refused unless
 // AllowMissingAudience: the MCP specification requires the resource to
 // check that a token was issued for it. Answers are kept for CacheTTL
-// (and never beyond the token's expiry).
+// (and never beyond the token's expiry), refusals for at most 5 seconds,
+// each for the token and the audience it was presented to. At most
+// MaxConcurrent introspections run at once, and after the endpoint fails
+// none is made for a while (1 s, doubling to 30 s while it keeps
+// failing): tokens are then refused with 503 without asking it.
 type Introspection struct {
 	// Endpoint is the introspection endpoint. Empty means the
 	// introspection_endpoint of Issuer's metadata.
@@ -40,15 +43,25 @@ type Introspection struct {
 	// AllowMissingAudience accepts active tokens whose answer has no aud
 	// (for authorization servers that issue tokens for one resource only).
 	AllowMissingAudience bool
-	// CacheTTL is how long an answer is kept (default 30 s; negative:
-	// not at all).
+	// CacheTTL is how long an answer is kept (default 30 s, and at most
+	// 5 s for a refusal; negative: not at all).
 	CacheTTL time.Duration
+	// MaxConcurrent bounds the introspection requests in flight (default
+	// 8); tokens beyond wait for one to end.
+	MaxConcurrent int
 	// HTTPClient makes the requests; nil means one with a 10 s timeout.
 	HTTPClient *http.Client
 
 	mu       sync.Mutex
 	endpoint string
-	cache    map[[32]byte]cached
+	accepted map[[32]byte]cached // by tokenKey
+	refused  map[[32]byte]cached // by tokenKey, apart, so that refused tokens do not evict accepted ones
+	slots    chan struct{}       // one per request in flight
+	// retryAt is when the endpoint may be asked again after it failed
+	// with down; backoff is that wait, doubled by each failure after it.
+	retryAt time.Time
+	down    error
+	backoff time.Duration
 }
 
 type cached struct {
@@ -57,42 +70,126 @@ type cached struct {
 	until  time.Time
 }
 
-const maxCached = 10_000
+const (
+	maxCached = 10_000
+	// refusedTTL bounds how long a refusal is kept: a token introspected
+	// before the authorization server knew of it is accepted soon after.
+	refusedTTL = 5 * time.Second
+	// firstBackoff and maxBackoff bound the wait after the endpoint fails.
+	firstBackoff = time.Second
+	maxBackoff   = 30 * time.Second
+)
 
-// Verify asks the authorization server about token.
+// Verify asks the authorization server about token, unless its answer
+// for the token and audience is known.
 func (v *Introspection) Verify(ctx context.Context, token, audience string) (*Caller, error) {
 	if v.Audience != "" {
 		audience = v.Audience
 	}
-	key := sha256.Sum256([]byte(token))
-	now := time.Now()
-	v.mu.Lock()
-	if c, ok := v.cache[key]; ok && now.Before(c.until) {
-		v.mu.Unlock()
+	key := tokenKey(audience, token)
+	if c, ok := v.cached(key); ok {
 		return c.caller, c.err
 	}
-	v.mu.Unlock()
-	caller, err := v.introspect(ctx, token, audience)
-	if err != nil && !isInvalid(err) {
-		return nil, err // not kept: the server may answer next time
+	release, err := v.acquire(ctx)
+	if err != nil {
+		return nil, err
 	}
+	defer release()
+	if c, ok := v.cached(key); ok {
+		return c.caller, c.err // answered while this one waited
+	}
+	if err := v.unavailable(); err != nil {
+		return nil, err
+	}
+	caller, err := v.introspect(ctx, token, audience)
+	v.record(ctx, key, caller, err)
+	return caller, err
+}
+
+func (v *Introspection) cached(key [32]byte) (cached, bool) {
+	now := time.Now()
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if c, ok := v.accepted[key]; ok && now.Before(c.until) {
+		return c, true
+	}
+	if c, ok := v.refused[key]; ok && now.Before(c.until) {
+		return c, true
+	}
+	return cached{}, false
+}
+
+// acquire waits for a request slot; release gives it back.
+func (v *Introspection) acquire(ctx context.Context) (release func(), err error) {
+	v.mu.Lock()
+	if v.slots == nil {
+		n := v.MaxConcurrent
+		if n <= 0 {
+			n = 8
+		}
+		v.slots = make(chan struct{}, n)
+	}
+	slots := v.slots
+	v.mu.Unlock()
+	select {
+	case slots <- struct{}{}:
+		return func() { <-slots }, nil
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+}
+
+// unavailable returns the endpoint's failure while it is not to be asked.
+func (v *Introspection) unavailable() error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.down != nil && time.Now().Before(v.retryAt) {
+		return fmt.Errorf("resourceserver: introspection unavailable until %s: %w", v.retryAt.Format(time.RFC3339), v.down)
+	}
+	return nil
+}
+
+// record keeps the answer about the token of key: an answer, or a
+// refusal, for a while; a failure of the endpoint holds requests back.
+func (v *Introspection) record(ctx context.Context, key [32]byte, caller *Caller, err error) {
+	now := time.Now()
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if err != nil && !isInvalid(err) {
+		// Neither the client's going away nor the other failures of
+		// requests made at once count.
+		if ctx.Err() == nil && !now.Before(v.retryAt) {
+			v.backoff = min(max(2*v.backoff, firstBackoff), maxBackoff)
+			v.down, v.retryAt = err, now.Add(v.backoff)
+		}
+		return // not kept: the server may answer next time
+	}
+	v.down, v.backoff, v.retryAt = nil, 0, time.Time{}
 	ttl := v.CacheTTL
 	if ttl == 0 {
 		ttl = 30 * time.Second
 	}
-	if ttl > 0 {
-		until := now.Add(ttl)
-		if caller != nil && !caller.Expiry.IsZero() && caller.Expiry.Before(until) {
-			until = caller.Expiry
-		}
-		v.mu.Lock()
-		if v.cache == nil || len(v.cache) >= maxCached {
-			v.cache = map[[32]byte]cached{}
-		}
-		v.cache[key] = cached{caller, err, until}
-		v.mu.Unlock()
+	if ttl < 0 {
+		return
 	}
-	return caller, err
+	if err != nil {
+		v.refused = keep(v.refused, key, cached{nil, err, now.Add(min(ttl, refusedTTL))})
+		return
+	}
+	until := now.Add(ttl)
+	if !caller.Expiry.IsZero() && caller.Expiry.Before(until) {
+		until = caller.Expiry
+	}
+	v.accepted = keep(v.accepted, key, cached{caller, nil, until})
+}
+
+// keep adds c to m, which starts over rather than grow beyond maxCached.
+func keep(m map[[32]byte]cached, key [32]byte, c cached) map[[32]byte]cached {
+	if m == nil || len(m) >= maxCached {
+		m = map[[32]byte]cached{}
+	}
+	m[key] = c
+	return m
 }
 
 func isInvalid(err error) bool {
