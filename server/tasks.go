@@ -35,8 +35,17 @@ type TaskOptions struct {
 	// Store keeps the tasks' state; nil means a [MemoryTaskStore] of
 	// MaxTasks tasks.
 	Store TaskStore
-	// MaxTasks bounds the tasks of the default store (default 10,000).
-	MaxTasks int
+	// MaxTasks bounds the tasks of the default store (default 10,000),
+	// MaxTasksPerClient the tasks one client holds there, running or
+	// finished and unexpired (default a tenth of MaxTasks: 1,000). A
+	// client is the authenticated caller, else the client's address
+	// (clients behind one proxy share its address), else the legacy
+	// session. A client at its share, or in a full store, makes room only
+	// by its own finished tasks, oldest first: another client's result is
+	// never dropped before its TTL. Past that, creating a task fails with
+	// an internal error, "too many tasks".
+	MaxTasks          int
+	MaxTasksPerClient int
 	// TTL is how long a task is kept after its creation when the client
 	// does not ask for a TTL (default one hour); MaxTTL bounds what a
 	// 2025-11-25 client may ask for (default 24 hours).
@@ -73,7 +82,11 @@ func (s *Server) taskMgr() *taskManager {
 		m.opts = s.opts.Tasks
 		o := &m.opts
 		if o.Store == nil {
-			o.Store = NewMemoryTaskStore(o.MaxTasks)
+			st := NewMemoryTaskStore(o.MaxTasks)
+			if o.MaxTasksPerClient > 0 {
+				st.perClient = o.MaxTasksPerClient
+			}
+			o.Store = st
 		}
 		if o.TTL <= 0 {
 			o.TTL = time.Hour
@@ -117,10 +130,13 @@ type taskRun struct {
 	req    *Request
 	done   chan struct{} // closed when the state turned terminal
 
-	mu      sync.Mutex
-	waiting map[string]chan jsontext.Value // open questions by key
-	used    map[string]bool                // every key asked, for uniqueness
-	changed chan struct{}                  // closed and replaced at each change
+	mu sync.Mutex
+	// published is set once the store took the task: a task it refused
+	// (too many tasks) is never stored, however its handler ends.
+	published bool
+	waiting   map[string]chan jsontext.Value // open questions by key
+	used      map[string]bool                // every key asked, for uniqueness
+	changed   chan struct{}                  // closed and replaced at each change
 }
 
 // toolTaskSupport is a tool's Execution.TaskSupport.
@@ -191,7 +207,7 @@ func (s *Server) startTask(ctx context.Context, r *Request, e *toolEntry, args j
 		waiting: map[string]chan jsontext.Value{}, used: map[string]bool{},
 		state: &TaskState{ID: randomID(), Stateless: r.stateless, Status: protocol.TaskWorking,
 			CreatedAt: now, UpdatedAt: now, TTL: ttl, PollInterval: m.opts.PollInterval}}
-	run.state.Owner = s.taskOwner(ctx, r)
+	run.state.Owner, run.state.Client = s.taskOwner(ctx, r), taskClient(ctx, r)
 	detach(r, args)
 	args = r.toolCall.Arguments
 	if len(args) == 0 {
@@ -246,6 +262,7 @@ func (t *taskRun) publish(ctx context.Context) error {
 	m := t.s.taskMgr()
 	t.mu.Lock()
 	err := m.opts.Store.Put(ctx, t.state)
+	t.published = err == nil
 	t.mu.Unlock()
 	if err != nil {
 		return jsonrpc.NewError(jsonrpc.CodeInternalError, "creating the task: %v", err)
@@ -415,7 +432,11 @@ func (t *taskRun) update() {
 	st := t.state.clone()
 	close(t.changed)
 	t.changed = make(chan struct{})
+	published := t.published
 	t.mu.Unlock()
+	if !published {
+		return
+	}
 	if err := t.s.taskMgr().opts.Store.Put(context.Background(), st); err != nil {
 		t.s.log.Warn("storing a task", "task", st.ID, "error", err)
 	}
@@ -589,6 +610,18 @@ func (s *Server) taskOwner(ctx context.Context, r *Request) string {
 	}
 	if id, ok := serverapi.CallerOf(ctx); ok {
 		return callerOwnerPrefix + id
+	}
+	if r.Session != nil {
+		return r.Session.owner
+	}
+	return ""
+}
+
+// taskClient names the client of a request for its share of the task
+// store: the authenticated caller, else its address, else its session.
+func taskClient(ctx context.Context, r *Request) string {
+	if c := serverapi.ClientKey(ctx, serverapi.RemoteAddrOf(ctx)); c != "" {
+		return c
 	}
 	if r.Session != nil {
 		return r.Session.owner

@@ -3,6 +3,8 @@ package server_test
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"testing"
 
@@ -10,10 +12,12 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ferrymcp/ferry/auth/resourceserver"
+	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/transport/memory"
+	"github.com/ferrymcp/ferry/transport/streamable"
 )
 
 // taskToolServer has "quick", a tool that may run as a task and answers
@@ -164,6 +168,152 @@ func TestTasksBoundToCaller(t *testing.T) {
 		_, err := srv.HandleMessage(s, tt.ctx, statelessTaskMessage(t, "tasks/get", fmt.Sprintf(`"taskId":%q,`, id)), nil, nopPeer{})
 		if reached := err == nil; reached != tt.reach {
 			t.Errorf("tasks/get by %s: %v, want reached %v", tt.name, err, tt.reach)
+		}
+	}
+}
+
+// callerCtx is the context of a request of the caller that
+// auth/resourceserver authenticated as name.
+func callerCtx(name string) context.Context {
+	return resourceserver.WithCaller(context.Background(), &resourceserver.Caller{Issuer: "https://as", Subject: name})
+}
+
+// startStatelessTask calls tool as a stateless task and returns its id.
+func startStatelessTask(t *testing.T, s *server.Server, ctx context.Context, tool string) (string, error) {
+	t.Helper()
+	res, err := srv.HandleMessage(s, ctx, statelessTaskMessage(t, "tools/call", fmt.Sprintf(`"name":%q,`, tool)), nil, nopPeer{})
+	if err != nil {
+		return "", err
+	}
+	return res.(*protocol.DetailedTask).TaskID, nil
+}
+
+// taskStatus is the status tasks/get gives, or the error.
+func taskStatus(t *testing.T, s *server.Server, ctx context.Context, id string) (string, error) {
+	t.Helper()
+	res, err := srv.HandleMessage(s, ctx, statelessTaskMessage(t, "tasks/get", fmt.Sprintf(`"taskId":%q,`, id)), nil, nopPeer{})
+	if err != nil {
+		return "", err
+	}
+	return res.(*protocol.DetailedTask).Status, nil
+}
+
+// awaitFinished polls tasks/get until the task is in a terminal status:
+// the task's handler ends on a goroutine of its own.
+func awaitFinished(t *testing.T, s *server.Server, ctx context.Context, id string) {
+	t.Helper()
+	for {
+		st, err := taskStatus(t, s, ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if protocol.Terminal(st) {
+			return
+		}
+		runtime.Gosched()
+	}
+}
+
+// TestTaskStoreShared: one client holds at most its share of the task
+// store (a tenth by default), and makes room only by its own finished
+// tasks: it neither fills the store for the others nor drops their
+// unread results. On b211c63 one client filled the store (ten times its
+// share here, 10,000 tasks in 7 s on the conformance server: the others
+// got "too many tasks" for the tasks' hour) or, creating tasks that
+// finish at once, evicted the others' results.
+func TestTaskStoreShared(t *testing.T) {
+	const maxTasks, share = 100, 10
+	for _, tt := range []struct {
+		name string
+		tool string // what the flooding client runs
+	}{
+		{"running tasks", "wait"},
+		{"finished tasks", "quick"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := taskToolServer(&server.Options{Tasks: server.TaskOptions{MaxTasks: maxTasks}})
+			defer s.Close()
+			ann, mallory := callerCtx("ann"), callerCtx("mallory")
+			result, err := startStatelessTask(t, s, ann, "quick")
+			if err != nil {
+				t.Fatal(err)
+			}
+			awaitFinished(t, s, ann, result)
+			accepted := 0
+			for range 2 * maxTasks {
+				id, err := startStatelessTask(t, s, mallory, tt.tool)
+				if err != nil {
+					continue
+				}
+				accepted++
+				if tt.tool == "quick" {
+					awaitFinished(t, s, mallory, id)
+				}
+			}
+			if tt.tool == "wait" && accepted != share {
+				t.Errorf("the flooding client started %d running tasks, want its share, %d", accepted, share)
+			}
+			if _, err := taskStatus(t, s, ann, result); err != nil {
+				t.Errorf("the other client's unread result after the flood: %v", err)
+			}
+			// Ten honest clients, a few tasks each, never notice.
+			for i := range 10 {
+				for range 3 {
+					if _, err := startStatelessTask(t, s, callerCtx(fmt.Sprint("client", i)), "wait"); err != nil {
+						t.Fatalf("client %d after the flood: %v", i, err)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestTaskShareByAddress: over HTTP, clients that no authorization names
+// share the task store by their address (IPv6 by its /64): a flood from
+// one address takes its share, and a client elsewhere is served. On
+// b211c63 the flood took the whole store.
+func TestTaskShareByAddress(t *testing.T) {
+	const maxTasks, share = 20, 2
+	s := taskToolServer(&server.Options{Tasks: server.TaskOptions{MaxTasks: maxTasks}})
+	defer s.Close()
+	h := streamable.NewHandler(s, nil)
+	defer h.Close()
+	// The test's clients all dial from loopback: each says the address
+	// to stand for.
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.RemoteAddr = r.Header.Get("X-Test-Addr")
+		h.ServeHTTP(w, r)
+	}))
+	defer ts.Close()
+	started := func(addr string, n int) int {
+		t.Helper()
+		c, err := client.Connect(context.Background(), &streamable.Transport{URL: ts.URL, Header: http.Header{"X-Test-Addr": {addr}}},
+			&client.Options{ProtocolVersion: protocol.Version20260728})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		ok := 0
+		for range n {
+			if task, _, err := c.CallAsTask(context.Background(), "wait", nil, nil); err == nil && task != nil {
+				ok++
+			}
+		}
+		return ok
+	}
+	for _, tt := range []struct {
+		addr         string
+		try, started int
+	}{
+		{"192.0.2.1:1000", maxTasks, share},
+		{"192.0.2.1:2000", 1, 0}, // the same host, another port
+		{"192.0.2.2:1000", 1, 1},
+		{"[2001:db8::1]:1000", maxTasks, share},
+		{"[2001:db8::2]:1000", 1, 0}, // the same /64
+		{"[2001:db8:0:1::1]:1000", 1, 1},
+	} {
+		if got := started(tt.addr, tt.try); got != tt.started {
+			t.Errorf("%s: %d of %d tasks started, want %d", tt.addr, got, tt.try, tt.started)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -31,6 +32,11 @@ type TaskState struct {
 	// a legacy session; "" for tasks of stateless requests without an
 	// authenticated caller, which only their id reaches.
 	Owner string
+	// Client is who created the task, for the share of the store one
+	// client may hold: the authenticated caller, else the client's
+	// address (HTTP), else its legacy session; "" when none is known (a
+	// stateless request on a stream).
+	Client string
 	// Stateless is true for a task of the tasks extension (2026-07-28),
 	// false for an experimental task of 2025-11-25.
 	Stateless     bool
@@ -90,23 +96,28 @@ type TaskStore interface {
 }
 
 // MemoryTaskStore is a bounded in-memory [TaskStore]. Tasks past their
-// TTL are dropped as the store is used; when it is full, the oldest
-// finished task makes room, and when every task is still running Put
-// returns ErrTaskStoreFull.
+// TTL are dropped as the store is used. One client (TaskState.Client)
+// holds at most a share of the store: past it, or when the store is full,
+// the client's own oldest finished task makes room, and when every task
+// of the client is still running Put returns ErrTaskStoreFull. Another
+// client's task is never dropped before its TTL, so that no client can
+// fill the store for the others or drop results they have not read.
 type MemoryTaskStore struct {
-	max   int
-	mu    sync.Mutex
-	tasks map[string]*TaskState
-	order []string // ids, oldest first
+	max       int
+	perClient int // tasks of one client (TaskState.Client); "" is not bounded apart
+	mu        sync.Mutex
+	tasks     map[string]*TaskState
+	order     []string       // ids, oldest first
+	byClient  map[string]int // the number of tasks of each client
 }
 
-// NewMemoryTaskStore returns a store of at most max tasks (10,000 when
-// max <= 0).
-func NewMemoryTaskStore(max int) *MemoryTaskStore {
-	if max <= 0 {
-		max = 10000
+// NewMemoryTaskStore returns a store of at most n tasks (10,000 when
+// n <= 0), at most a tenth of them (at least one) of one client.
+func NewMemoryTaskStore(n int) *MemoryTaskStore {
+	if n <= 0 {
+		n = 10000
 	}
-	return &MemoryTaskStore{max: max, tasks: map[string]*TaskState{}}
+	return &MemoryTaskStore{max: n, perClient: max(1, n/10), tasks: map[string]*TaskState{}, byClient: map[string]int{}}
 }
 
 // Put implements [TaskStore].
@@ -118,11 +129,27 @@ func (m *MemoryTaskStore) Put(ctx context.Context, t *TaskState) error {
 		return nil
 	}
 	m.sweep(time.Now())
-	if len(m.tasks) >= m.max && !m.evictFinished() {
-		return ErrTaskStoreFull
+	if err := m.makeRoom(t.Client); err != nil {
+		return err
 	}
 	m.tasks[t.ID] = t.clone()
 	m.order = append(m.order, t.ID)
+	m.byClient[t.Client]++
+	return nil
+}
+
+// makeRoom makes room for a new task of client, dropping a finished task
+// of its own if the client holds its share or the store is full.
+func (m *MemoryTaskStore) makeRoom(client string) error {
+	if client != "" && m.byClient[client] >= m.perClient {
+		if !m.evictFinished(client) {
+			return fmt.Errorf("%w: this client holds %d tasks that are running or unread, the most one client may", ErrTaskStoreFull, m.perClient)
+		}
+		return nil
+	}
+	if len(m.tasks) >= m.max && !m.evictFinished(client) {
+		return fmt.Errorf("%w: the server holds %d tasks, the most it may", ErrTaskStoreFull, m.max)
+	}
 	return nil
 }
 
@@ -168,22 +195,30 @@ func (m *MemoryTaskStore) List(ctx context.Context, owner, cursor string, limit 
 // sweep drops expired tasks.
 func (m *MemoryTaskStore) sweep(now time.Time) {
 	m.order = slices.DeleteFunc(m.order, func(id string) bool {
-		if m.tasks[id].expired(now) {
-			delete(m.tasks, id)
+		if t := m.tasks[id]; t.expired(now) {
+			m.drop(t)
 			return true
 		}
 		return false
 	})
 }
 
-// evictFinished drops the oldest task in a terminal status.
-func (m *MemoryTaskStore) evictFinished() bool {
+// evictFinished drops the oldest task of client in a terminal status.
+func (m *MemoryTaskStore) evictFinished(client string) bool {
 	for i, id := range m.order {
-		if protocol.Terminal(m.tasks[id].Status) {
-			delete(m.tasks, id)
+		if t := m.tasks[id]; t.Client == client && protocol.Terminal(t.Status) {
+			m.drop(t)
 			m.order = slices.Delete(m.order, i, i+1)
 			return true
 		}
 	}
 	return false
+}
+
+// drop forgets task t; callers remove it from m.order.
+func (m *MemoryTaskStore) drop(t *TaskState) {
+	delete(m.tasks, t.ID)
+	if m.byClient[t.Client]--; m.byClient[t.Client] == 0 {
+		delete(m.byClient, t.Client)
+	}
 }

@@ -227,7 +227,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	}
 	// The session's handlers run on its context: the POST's values (what
 	// an HTTP middleware put there) and header go with the message.
-	m.Context = &serverapi.Origin{Context: r.Context(), Header: r.Header}
+	m.Context = &serverapi.Origin{Context: r.Context(), Header: r.Header, RemoteAddr: r.RemoteAddr}
 	switch s.deliver(r.Context(), m) {
 	case nil:
 		w.WriteHeader(http.StatusAccepted)

@@ -353,7 +353,7 @@ func (s *session) servePost(w http.ResponseWriter, r *http.Request, m *jsonrpc.M
 	w.Header().Set(headerSessionID, s.id)
 	// The session's handlers run on its context: the POST's values (what
 	// an HTTP middleware put there) and header go with the message.
-	m.Context = &serverapi.Origin{Context: r.Context(), Header: r.Header}
+	m.Context = &serverapi.Origin{Context: r.Context(), Header: r.Header, RemoteAddr: r.RemoteAddr}
 	if !m.IsRequest() {
 		// "If the server accepts the input, the server MUST return HTTP
 		// status code 202 Accepted with no body."

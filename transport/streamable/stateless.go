@@ -53,12 +53,12 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, m *json
 			Message: "the stateless protocol has no server-to-client requests to answer"})
 		return
 	case m.IsNotification():
-		srv.HandleMessage(h.server, &serverapi.Origin{Context: r.Context(), Header: r.Header}, m, nil, nil)
+		srv.HandleMessage(h.server, &serverapi.Origin{Context: r.Context(), Header: r.Header, RemoteAddr: r.RemoteAddr}, m, nil, nil)
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
 	rs := &responder{h: h, w: w}
-	rs.origin = serverapi.Origin{Context: r.Context(), Header: r.Header}
+	rs.origin = serverapi.Origin{Context: r.Context(), Header: r.Header, RemoteAddr: r.RemoteAddr}
 	if h.opts.AlwaysSSE {
 		rs.startSSE()
 	}
