@@ -45,8 +45,9 @@ type Server struct {
 	Transport Transport `json:"transport"`
 
 	// Command and Args launch a stdio server; Env is set on top of the
-	// host's environment; Dir is its working directory (a relative cwd
-	// is resolved against the file's folder; empty means the host's).
+	// few variables of the host's environment it gets (PATH, HOME: see
+	// package transport/stdio); Dir is its working directory (a relative
+	// cwd is resolved against the file's folder; empty means the host's).
 	Command string            `json:"command,omitempty"`
 	Args    []string          `json:"args,omitempty"`
 	Env     map[string]string `json:"env,omitempty"`

@@ -167,7 +167,7 @@ func (s *Server) open(ctx context.Context) (stream jsonrpc.Stream, cs *stdio.Cli
 	}
 	switch cfg.Transport {
 	case config.Stdio:
-		cmd := &stdio.Command{Path: cfg.Command, Args: cfg.Args, Env: cfg.Env, Dir: cfg.Dir, Logger: s.h.opts.Logger}
+		cmd := &stdio.Command{Path: cfg.Command, Args: cfg.Args, Env: cfg.Env, InheritEnv: s.h.opts.InheritEnv, Dir: cfg.Dir, Logger: s.h.opts.Logger}
 		if f := s.h.opts.Stderr; f != nil {
 			cmd.Stderr = f(cfg.Name)
 		}

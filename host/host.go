@@ -72,6 +72,11 @@ type Options struct {
 	// server's requests (ferry's command puts the tokens of its
 	// authorizations on them this way).
 	WrapHTTP func(s *config.Server, rt http.RoundTripper) http.RoundTripper
+	// InheritEnv gives stdio servers this process's whole environment,
+	// secrets included, instead of the few variables a program needs
+	// (see package transport/stdio); an entry's env is set on top either
+	// way.
+	InheritEnv bool
 	// Stderr, when set, returns where the stderr of a stdio server is
 	// copied as it arrives (nil for nowhere); the end of it is kept
 	// anyway for errors.

@@ -431,7 +431,7 @@ func TestCLICrashRestart(t *testing.T) {
 	cfg := filepath.Join(dir, "mcp-servers.json")
 	os.WriteFile(cfg, []byte(`{"mcpServers": {"flaky": {"command": "sh", "args": ["-c",
 		"if [ -e \"$CRASH_MARK\" ]; then exec \"$FERRY_NODE\" \"$MEMORY_ENTRY\"; fi; touch \"$CRASH_MARK\"; echo 'crashing on purpose' >&2; exit 7"],
-		"env": {"MEMORY_FILE_PATH": "${MEMORY_FILE}"}}}}`), 0o644)
+		"env": {"MEMORY_FILE_PATH": "${MEMORY_FILE}", "CRASH_MARK": "${CRASH_MARK}", "FERRY_NODE": "${FERRY_NODE}", "MEMORY_ENTRY": "${MEMORY_ENTRY}"}}}}`), 0o644)
 	r := e.mustRun(t, 0, "", "--config", cfg, "--format", "json", "-v", "servers")
 	var st struct {
 		Servers []struct {

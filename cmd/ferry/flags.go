@@ -23,6 +23,7 @@ type cli struct {
 	format                         string
 	envs, headers, roots           listFlag
 	cwd                            string
+	inheritEnv                     bool
 	sse                            bool
 	trace                          bool
 	traceFile                      string
@@ -62,7 +63,8 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 func (o *cli) globalFlags(fs *flag.FlagSet) {
 	fs.Var(&o.configs, "config", "configuration `FILE` (repeatable)")
 	fs.StringVar(&o.format, "format", "", "output format `table|json` (default: table on a terminal, json otherwise)")
-	fs.Var(&o.envs, "env", "environment `K=V` of an ad-hoc stdio server (repeatable)")
+	fs.Var(&o.envs, "env", "environment `K=V` of an ad-hoc stdio server, or K for ferry's own K (repeatable)")
+	fs.BoolVar(&o.inheritEnv, "inherit-env", false, "stdio servers get ferry's whole environment, secrets included (default: PATH, HOME, a few more and their own)")
 	fs.StringVar(&o.cwd, "cwd", "", "working `DIR` of an ad-hoc stdio server")
 	fs.Var(&o.headers, "header", "HTTP header `'K: V'` of an ad-hoc URL server (repeatable)")
 	fs.BoolVar(&o.sse, "sse", false, "the ad-hoc URL speaks the HTTP+SSE transport (2024-11-05)")

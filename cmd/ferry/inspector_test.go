@@ -13,11 +13,6 @@ import (
 // What the Inspector CLI has that ferry lacked at a12c33f (issue 19):
 // any method by name, pages, binary content saved, completions.
 
-func withTestServer(t *testing.T) {
-	os.Setenv("FERRY_TEST_SERVER", "stdio")
-	t.Cleanup(func() { os.Unsetenv("FERRY_TEST_SERVER") })
-}
-
 // TestRPC: ferry rpc METHOD PARAMS sends any request and prints its
 // result; a JSON-RPC error keeps its code.
 func TestRPC(t *testing.T) {
@@ -40,11 +35,10 @@ func TestRPC(t *testing.T) {
 // TestCursor: --cursor ” gives the first page as the server sends it,
 // with its nextCursor, and --cursor NEXT the next one.
 func TestCursor(t *testing.T) {
-	withTestServer(t)
 	var seen []string
 	cursor := ""
 	for range 5 {
-		code, out, errOut, _ := runBin(t, "tools", "--cursor", cursor, "--", testBin)
+		code, out, errOut, _ := runBin(t, "tools", "--cursor", cursor, "--env", "FERRY_TEST_SERVER=stdio", "--", testBin)
 		var page struct {
 			Tools      []struct{ Name string }
 			NextCursor string
@@ -57,7 +51,7 @@ func TestCursor(t *testing.T) {
 			break
 		}
 	}
-	code, out, _, _ := runBin(t, "tools", "--", testBin)
+	code, out, _, _ := runBin(t, "tools", "--env", "FERRY_TEST_SERVER=stdio", "--", testBin)
 	var all struct{ Tools []struct{ Name string } }
 	json.Unmarshal([]byte(out), &all)
 	if len(seen) < 2 || code != 0 || len(all.Tools) != len(seen) {
@@ -68,9 +62,8 @@ func TestCursor(t *testing.T) {
 // TestOutputDir: --output-dir saves an image and a blob as files, under
 // names the server cannot point elsewhere, and shows their paths.
 func TestOutputDir(t *testing.T) {
-	withTestServer(t)
 	dir := t.TempDir()
-	code, out, errOut, _ := runBin(t, "--format", "table", "call", "picture", "--output-dir", dir, "--", testBin)
+	code, out, errOut, _ := runBin(t, "--format", "table", "call", "picture", "--output-dir", dir, "--env", "FERRY_TEST_SERVER=stdio", "--", testBin)
 	if code != 0 || !strings.Contains(out, "saved to "+filepath.Join(dir, "image.png")) || !strings.Contains(out, "saved to "+filepath.Join(dir, "evil.bin")) {
 		t.Fatalf("exit %d %s %s", code, out, errOut)
 	}
@@ -80,7 +73,7 @@ func TestOutputDir(t *testing.T) {
 		t.Errorf("files %q %q", png, blob)
 	}
 	// Again: new names, nothing overwritten; JSON stays as sent.
-	code, out, errOut, _ = runBin(t, "--format", "json", "call", "picture", "--output-dir", dir, "--", testBin)
+	code, out, errOut, _ = runBin(t, "--format", "json", "call", "picture", "--output-dir", dir, "--env", "FERRY_TEST_SERVER=stdio", "--", testBin)
 	if code != 0 || !strings.Contains(out, `"data": "iVBORw0KGgo="`) || !strings.Contains(errOut, filepath.Join(dir, "image-2.png")) {
 		t.Errorf("json: exit %d %s %s", code, out, errOut)
 	}

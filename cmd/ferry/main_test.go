@@ -39,6 +39,13 @@ func TestMain(m *testing.M) {
 		serveHostile()
 		return
 	}
+	if len(os.Args) == 1 {
+		// go test passes -test flags: this is a server started without
+		// its FERRY_TEST_SERVER (servers do not inherit the tests'
+		// environment), which must not run every test again.
+		fmt.Fprintln(os.Stderr, "the test server wants FERRY_TEST_SERVER=stdio or hostile")
+		os.Exit(2)
+	}
 	dir, err := os.MkdirTemp("", "ferry-cmd-test")
 	if err != nil {
 		panic(err)

@@ -66,6 +66,7 @@ func cmdProxy(o *cli) error {
 			RequestTimeout:    negIfZero(o.timeout),
 			MaxRequestTimeout: negIfZero(o.maxTimeout),
 			Logger:            log,
+			InheritEnv:        o.inheritEnv,
 		},
 		Logger: log,
 	})

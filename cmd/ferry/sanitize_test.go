@@ -43,8 +43,6 @@ func dangerous(s string) bool {
 // reach the terminal inert, and JSON output keeps them exact (issue 24,
 // item 10; at a12c33f they reached the terminal raw).
 func TestTerminalInjection(t *testing.T) {
-	os.Setenv("FERRY_TEST_SERVER", "hostile")
-	defer os.Unsetenv("FERRY_TEST_SERVER")
 	atTerminal := func(args ...string) (int, string, string) {
 		var out, errOut bytes.Buffer
 		e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, stdoutTTY: true, stderrTTY: true, width: func() int { return 300 }}
@@ -59,7 +57,7 @@ func TestTerminalInjection(t *testing.T) {
 		{"servers"},
 	}
 	for _, args := range runs {
-		code, out, errOut := atTerminal(append(args, "--", testBin)...)
+		code, out, errOut := atTerminal(append(args, "--env", "FERRY_TEST_SERVER=hostile", "--", testBin)...)
 		if code != 0 && code != exitTool && code != exitUsage {
 			t.Errorf("%q: exit %d\n%s", args, code, errOut)
 		}
@@ -71,13 +69,13 @@ func TestTerminalInjection(t *testing.T) {
 		}
 	}
 	// JSON stays exact.
-	code, out, errOut := runFerry(t, "", "--format", "json", "call", "hostile"+hostile, "--", testBin)
+	code, out, errOut := runFerry(t, "", "--format", "json", "call", "hostile"+hostile, "--env", "FERRY_TEST_SERVER=hostile", "--", testBin)
 	var res struct{ Content []struct{ Text string } }
 	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || len(res.Content) != 1 || res.Content[0].Text != "result "+hostile {
 		t.Errorf("JSON: exit %d %q %q", code, out, errOut)
 	}
 	// Text to a pipe stays exact too: it is data, not shown.
-	code, out, _ = runFerry(t, "", "--format", "table", "call", "hostile"+hostile, "--", testBin)
+	code, out, _ = runFerry(t, "", "--format", "table", "call", "hostile"+hostile, "--env", "FERRY_TEST_SERVER=hostile", "--", testBin)
 	if code != 0 || out != "result "+hostile+"\n" {
 		t.Errorf("table to a pipe: exit %d %q", code, out)
 	}

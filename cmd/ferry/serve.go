@@ -118,6 +118,9 @@ func cmdServe(o *cli) error {
 			MaxRequestTimeout: negIfZero(o.maxTimeout),
 			Logger:            log,
 			Stderr:            func(server string) io.Writer { return &prefixWriter{w: o.stderr, prefix: "[" + server + "] "} },
+			// The servers get the variables they need, not the
+			// gateway's secrets (OTLP headers, API keys, its tokens).
+			InheritEnv: o.inheritEnv,
 		},
 		HTTP:   streamable.Options{MaxSessions: f.maxSessions, AllowedOrigins: f.origins, AllowedHosts: f.hosts, Logger: log},
 		Auth:   auth,
@@ -225,9 +228,9 @@ func inboundAuth(f *serveFlags, log *slog.Logger) (func(http.Handler) http.Handl
 	if env := os.Getenv("FERRY_GATEWAY_TOKENS"); env != "" {
 		tokens = append(tokens, gateway.SplitTokens(env)...)
 	}
-	// The servers it starts inherit its environment; the tokens are the
-	// gateway's own, and a server that read them could call it as any of
-	// its clients.
+	// The tokens are the gateway's own: a server that read them could
+	// call it as any of its clients. Servers do not inherit the
+	// environment, unless --inherit-env says so.
 	os.Unsetenv("FERRY_GATEWAY_TOKENS")
 	if len(tokens) == 0 {
 		return nil, nil

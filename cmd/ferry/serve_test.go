@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -172,12 +173,12 @@ func TestServeRefusesOpenAddressWithoutAuth(t *testing.T) {
 }
 
 // The gateway's own bearer tokens do not reach the servers it starts,
-// which inherit the rest of its environment: a server that read them
-// could call the gateway as any of its clients.
+// even with --inherit-env: a server that read them could call the
+// gateway as any of its clients.
 func TestServeKeepsItsTokensFromServers(t *testing.T) {
 	mark := filepath.Join(t.TempDir(), "mark")
-	_, url := startServe(t, ferryBin, []string{"FERRY_GATEWAY_TOKENS=sekrit-1,sekrit-2",
-		"FERRY_TEST_SERVER=stdio", "FERRY_TEST_MARK=" + mark}, "--", testBin)
+	_, url := startServe(t, ferryBin, []string{"FERRY_GATEWAY_TOKENS=sekrit-1,sekrit-2", "FERRY_TEST_MARK=" + mark},
+		"--inherit-env", "--env", "FERRY_TEST_SERVER=stdio", "--", testBin)
 	waitFor(t, "the server to start", fileHas(mark, "environment:"))
 	if b, _ := os.ReadFile(mark); !strings.Contains(string(b), "FERRY_GATEWAY_TOKENS unset") {
 		t.Errorf("the server saw the gateway's tokens: %s", b)
@@ -197,6 +198,39 @@ func TestServeKeepsItsTokensFromServers(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != want {
 			t.Errorf("token %q: HTTP %d, want %d", token, resp.StatusCode, want)
+		}
+	}
+}
+
+// TestServeGivesServersNoSecrets: server-everything run by ferry serve,
+// whose get-env tool shows its environment to any client, sees neither
+// the gateway's OTLP headers nor a model API key from its environment:
+// only what a program needs and what it is given (issue 29, finding 8;
+// at b211c63 a client read both).
+func TestServeGivesServersNoSecrets(t *testing.T) {
+	ev := serverEverything(t)
+	secrets := []string{"OPENAI_API_KEY=sk-gateway-secret", "OTEL_EXPORTER_OTLP_HEADERS=authorization=Bearer otlp-secret"}
+	_, url := startServe(t, ferryBin, append(secrets, "FERRY_TEST_GIVEN=given"),
+		append([]string{"--env", "FERRY_TEST_GIVEN", "--env", "FERRY_TEST_SET=set", "--"}, ev...)...)
+	code, out, errOut, _ := runBin(t, "--format", "json", "call", url+"/servers/server-everything/mcp", "get-env")
+	var res struct{ Content []struct{ Text string } }
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || len(res.Content) != 1 {
+		t.Fatalf("get-env: exit %d %s %s", code, out, errOut)
+	}
+	var env map[string]string
+	if err := json.Unmarshal([]byte(res.Content[0].Text), &env); err != nil {
+		t.Fatalf("get-env: %v: %s", err, res.Content[0].Text)
+	}
+	for _, kv := range secrets {
+		name, _, _ := strings.Cut(kv, "=")
+		if v, ok := env[name]; ok {
+			t.Errorf("the server sees %s=%q", name, v)
+		}
+	}
+	want := map[string]string{"PATH": os.Getenv("PATH"), "FERRY_TEST_GIVEN": "given", "FERRY_TEST_SET": "set"}
+	for name, v := range want {
+		if env[name] != v {
+			t.Errorf("the server sees %s=%q, want %q", name, env[name], v)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/netip"
 	"net/url"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -101,16 +102,11 @@ func (o *cli) adhocServer() (*config.Server, error) {
 			}
 			s.Dir = abs
 		}
-		for _, kv := range o.envs {
-			k, v, ok := strings.Cut(kv, "=")
-			if !ok || k == "" {
-				return nil, usageErrorf("--env %q: want K=V", kv)
-			}
-			if s.Env == nil {
-				s.Env = map[string]string{}
-			}
-			s.Env[k] = v
+		env, err := adhocEnv(o.envs, os.LookupEnv)
+		if err != nil {
+			return nil, err
 		}
+		s.Env = env
 		return s, nil
 	}
 	i := slices.IndexFunc(o.args, isURL)
@@ -265,6 +261,30 @@ func serverNames(servers []*config.Server) string {
 	return strings.Join(n, ", ")
 }
 
+// adhocEnv reads the --env flags of an ad-hoc server: K=V, or K alone
+// for the value of K in ferry's environment (which the server does not
+// inherit), so that a secret need not be written on the command line,
+// where every user of the machine can read it.
+func adhocEnv(flags []string, lookup func(string) (string, bool)) (map[string]string, error) {
+	var env map[string]string
+	for _, kv := range flags {
+		k, v, ok := strings.Cut(kv, "=")
+		if k == "" {
+			return nil, usageErrorf("--env %q: want K=V or K", kv)
+		}
+		if !ok {
+			if v, ok = lookup(k); !ok {
+				return nil, usageErrorf("--env %s: %s is not set in ferry's environment", k, k)
+			}
+		}
+		if env == nil {
+			env = map[string]string{}
+		}
+		env[k] = v
+	}
+	return env, nil
+}
+
 func (o *cli) hostOptions() *host.Options {
 	opts := &host.Options{
 		ConnectTimeout:    o.connectTO,
@@ -272,11 +292,12 @@ func (o *cli) hostOptions() *host.Options {
 		MaxRequestTimeout: negIfZero(o.maxTimeout),
 		// A one-shot command retries a server that crashes while starting
 		// a couple of times, quickly.
-		Restart:   host.Backoff{Initial: 250 * time.Millisecond, Max: time.Second, MaxAttempts: 3},
-		Prefix:    host.PrefixMode(o.prefix),
-		Separator: o.separator,
-		Client:    o.clientOptions,
-		WrapHTTP:  o.wrapHTTP,
+		Restart:    host.Backoff{Initial: 250 * time.Millisecond, Max: time.Second, MaxAttempts: 3},
+		Prefix:     host.PrefixMode(o.prefix),
+		Separator:  o.separator,
+		Client:     o.clientOptions,
+		WrapHTTP:   o.wrapHTTP,
+		InheritEnv: o.inheritEnv,
 	}
 	if o.verbose {
 		opts.Logger = slog.New(slog.NewTextHandler(o.term.writer(), &slog.HandlerOptions{Level: slog.LevelInfo}))

@@ -29,8 +29,8 @@ func TestSignalCleansUp(t *testing.T) {
 			dir := t.TempDir()
 			pidFile, markFile, traceFile := filepath.Join(dir, "pid"), filepath.Join(dir, "mark"), filepath.Join(dir, "trace.ndjson")
 			script := "sleep 321 & echo $! > " + pidFile + "; exec " + testBin
-			cmd := exec.Command(ferryBin, "--trace-file", traceFile, "--format", "json", "call", "wait", "--", "sh", "-c", script)
-			cmd.Env = append(os.Environ(), "FERRY_TEST_SERVER=stdio", "FERRY_TEST_MARK="+markFile)
+			cmd := exec.Command(ferryBin, "--trace-file", traceFile, "--format", "json", "call", "wait",
+				"--env", "FERRY_TEST_SERVER=stdio", "--env", "FERRY_TEST_MARK="+markFile, "--", "sh", "-c", script)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {

@@ -40,8 +40,8 @@ const upstreamEnv = "FERRY_OTELCOL_UPSTREAM"
 
 // The service names the two processes report in their resources: the
 // gateway's from OTEL_SERVICE_NAME in ferry's environment, the upstream's
-// from the --env that overrides it for the server alone (a server
-// inherits the gateway's environment).
+// from the --env that gives it to the server alone (a server does not
+// inherit the gateway's environment).
 const (
 	gatewayService  = "ferry-gateway-otelcol"
 	upstreamService = "weather-upstream"
@@ -275,6 +275,8 @@ func TestGatewayTraceInTheCollector(t *testing.T) {
 		// The upstream's exports are gzipped, the gateway's are not: the
 		// receiver decodes both.
 		"--env", "OTEL_EXPORTER_OTLP_COMPRESSION=gzip",
+		// The collector's address, passed on from ferry's environment.
+		"--env", "OTEL_EXPORTER_OTLP_ENDPOINT",
 		"--", upstream)
 	// No OTEL_* variable of the caller's: only these.
 	for _, kv := range os.Environ() {

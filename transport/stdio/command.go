@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"os"
 	"os/exec"
-	"slices"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -36,10 +35,14 @@ type Command struct {
 	Path string
 	// Args are the arguments, without the program name.
 	Args []string
-	// Env holds variables set on top of this process's environment, so
-	// that a server gets what it needs to run (PATH, HOME) plus what is
-	// meant for it.
+	// Env holds the variables meant for the server, set on top of the
+	// few it gets from this process (see the package documentation).
 	Env map[string]string
+	// InheritEnv gives the server this process's whole environment (Env
+	// still on top) instead of the few default variables. Whatever
+	// secrets it holds (API keys, tokens, OTLP headers) then reach the
+	// server, and whatever the server runs.
+	InheritEnv bool
 	// Dir is the working directory; empty means this process's.
 	Dir string
 	// Limits bound the messages accepted from the server.
@@ -190,23 +193,10 @@ func (c *Command) Connect(ctx context.Context) (*ClientStream, error) {
 	return s, nil
 }
 
-// environ returns the child's environment: ours with Env on top, or nil
-// (ours as it is) when there is nothing to add.
+// environ returns the child's environment (see the package
+// documentation).
 func (c *Command) environ() []string {
-	if len(c.Env) == 0 {
-		return nil
-	}
-	env := make([]string, 0, len(os.Environ())+len(c.Env))
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if _, over := c.Env[k]; !over {
-			env = append(env, kv)
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
-		env = append(env, k+"="+c.Env[k])
-	}
-	return env
+	return environment(os.Environ(), c.Env, c.InheritEnv, runtime.GOOS)
 }
 
 func positive[T int | time.Duration](v, def T) T {

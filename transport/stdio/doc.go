@@ -9,4 +9,20 @@
 // through, discarded and reported as a *[jsonrpc.DecodeError]), CRLF line
 // ends and empty lines are tolerated, and concurrent writers are coalesced
 // into as few write system calls as possible.
+//
+// # The server's environment
+//
+// A server does not inherit the client's environment: it gets only the
+// variables a program needs to run (HOME, LOGNAME, PATH, SHELL, TERM and
+// USER; on Windows APPDATA, HOMEDRIVE, HOMEPATH, LOCALAPPDATA, PATH,
+// PROCESSOR_ARCHITECTURE, PROGRAMFILES, SYSTEMDRIVE, SYSTEMROOT, TEMP,
+// USERNAME and USERPROFILE), as the TypeScript SDK's stdio client passes
+// them, plus [Command.Env]. The client's environment often holds secrets
+// that are not the server's (API keys of model providers, OTLP headers, a
+// gateway's own tokens), and a server is code of someone else's, which
+// may show its environment to whoever calls it. A variable a server needs
+// goes in [Command.Env]; [Command.InheritEnv] passes everything instead.
+//
+// The environment is not the only way to a secret: a server runs as the
+// same user as its client and can read the files the client can.
 package stdio
