@@ -333,8 +333,11 @@ type sessionOwners struct {
 	owners map[string]string // session id -> owner key
 }
 
-// owner identifies a caller for sessions: the issuer and subject.
-func owner(c *Caller) string { return c.Issuer + "\x00" + c.Subject }
+// owner identifies a caller for sessions (and for the server's tasks and
+// bounds): the issuer, the subject and the client, so that callers whose
+// tokens name no subject (a client acting on its own behalf) are not all
+// one caller.
+func owner(c *Caller) string { return c.Issuer + "\x00" + c.Subject + "\x00" + c.ClientID }
 
 func (s *sessionOwners) allowed(sid string, c *Caller) bool {
 	if sid == "" {
