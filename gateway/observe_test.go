@@ -123,7 +123,12 @@ func tracedGateway(t *testing.T) (*otlpReceiver, *sdktrace.TracerProvider, *obse
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, url := start(t, []*config.Server{child(t, "a")}, &Options{
+	// The server traces to the same receiver: it is given the variables
+	// (a server does not inherit its gateway's environment).
+	a := child(t, "a")
+	a.Env["OTEL_EXPORTER_OTLP_ENDPOINT"] = recv.URL
+	a.Env["OTEL_BSP_SCHEDULE_DELAY"] = "50"
+	g, url := start(t, []*config.Server{a}, &Options{
 		Middleware: []server.Middleware{obs.Middleware("gateway")},
 		Upstream:   observeUpstream(obs),
 		Metrics:    obs.Handler(),
