@@ -66,7 +66,7 @@ func (t *Transport) Open(ctx context.Context) (jsonrpc.Stream, error) {
 	if keepAlive == 0 {
 		keepAlive = 30 * time.Second
 	}
-	return newStream(c, jsonrpc.Limits{MaxSize: t.MaxMessageBytes}, keepAlive), nil
+	return newStream(c, jsonrpc.Limits{MaxSize: t.MaxMessageBytes}, keepAlive, readBounds{}), nil
 }
 
 // UpgradeError reports a server that answered the upgrade request with an

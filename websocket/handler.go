@@ -10,6 +10,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/ferrymcp/ferry/internal/httpsec"
+	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/server"
 )
@@ -23,8 +24,36 @@ type Options struct {
 	// and dropped; one many times larger ends the connection.
 	MaxMessageBytes int
 	// MaxConnections bounds the connections open at once (default
-	// 10,000); an upgrade beyond it gets 503.
+	// 10,000), exactly, however many upgrades run at once; an upgrade
+	// beyond it gets 503.
 	MaxConnections int
+	// MaxConnectionsPerCaller bounds the connections of one caller (see
+	// Caller), so that one client cannot take every place (default half
+	// of MaxConnections); an upgrade beyond it gets 503. Many clients
+	// behind one address (a proxy, or tests on loopback) share it: raise
+	// it up to MaxConnections (no share), or name callers otherwise.
+	MaxConnectionsPerCaller int
+	// Caller names the caller of an upgrade request, for the shares of
+	// MaxConnectionsPerCaller and MaxReadMemory: the identity that
+	// authentication middleware in front of the handler put in the
+	// request's context, for instance. Default: the remote address's IP
+	// (an IPv6 address's /64 network).
+	Caller func(*http.Request) string
+	// MaxReadMemory bounds the memory of the messages being read at once,
+	// across connections (default 16 times MaxMessageBytes, 256 MiB), of
+	// which one caller holds at most half. A message that does not fit is
+	// read to its end and dropped: a request gets an error answer, and
+	// the connection goes on.
+	MaxReadMemory int64
+	// MessageTimeout bounds the reading of a message once its first frame
+	// came (default 60 seconds; negative: no bound): a message not
+	// finished in time ends the connection, and its memory is released.
+	MessageTimeout time.Duration
+	// IdleTimeout closes a connection on which no message came or went
+	// for this long while no request of the client waits for its answer
+	// (default 30 minutes, as a Streamable HTTP session's; negative:
+	// never). Keep-alive pings do not count.
+	IdleTimeout time.Duration
 	// AllowedOrigins are Origin values accepted in addition to the
 	// default policy (same host, or a loopback origin when the server
 	// listens on loopback), e.g. "https://app.example.com".
@@ -54,11 +83,22 @@ type Handler struct {
 	opts   Options
 	log    *slog.Logger
 
+	places *shares // connections, counted before their upgrade
+	memory *shares // bytes of the messages being read
+
 	mu     sync.Mutex
 	conns  map[*jsonrpc.Conn]*stream
 	closed bool
 	wg     sync.WaitGroup // ServeHTTP calls that upgraded
 }
+
+// Defaults of [Options].
+const (
+	DefaultMaxConnections = 10000
+	DefaultMessageTimeout = 60 * time.Second
+	DefaultIdleTimeout    = 30 * time.Minute
+	DefaultKeepAlive      = 30 * time.Second
+)
 
 // NewHandler returns a handler serving s.
 func NewHandler(s *server.Server, opts *Options) *Handler {
@@ -69,12 +109,24 @@ func NewHandler(s *server.Server, opts *Options) *Handler {
 	if h.opts.MaxMessageBytes <= 0 {
 		h.opts.MaxMessageBytes = jsonrpc.DefaultMaxSize
 	}
-	if h.opts.MaxConnections <= 0 {
-		h.opts.MaxConnections = 10000
+	o := &h.opts
+	if o.MaxConnections <= 0 {
+		o.MaxConnections = DefaultMaxConnections
 	}
-	if h.opts.KeepAlive == 0 {
-		h.opts.KeepAlive = 30 * time.Second
+	if o.MaxConnectionsPerCaller <= 0 {
+		o.MaxConnectionsPerCaller = max(o.MaxConnections/2, 1)
 	}
+	if o.MaxReadMemory <= 0 {
+		o.MaxReadMemory = 16 * int64(jsonrpcapi.MaxSize(o.MaxMessageBytes))
+	}
+	if o.Caller == nil {
+		o.Caller = remoteAddr
+	}
+	zeroIs(&o.KeepAlive, DefaultKeepAlive)
+	zeroIs(&o.MessageTimeout, DefaultMessageTimeout)
+	zeroIs(&o.IdleTimeout, DefaultIdleTimeout)
+	h.places = newShares(int64(o.MaxConnections), int64(o.MaxConnectionsPerCaller))
+	h.memory = newShares(o.MaxReadMemory, o.MaxReadMemory/2)
 	h.log = h.opts.Logger
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
@@ -88,11 +140,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !h.opts.DisableHostCheck && !httpsec.Check(w, r, &httpsec.Options{AllowedOrigins: h.opts.AllowedOrigins, AllowedHosts: h.opts.AllowedHosts}) {
 		return
 	}
-	if !h.admit() {
+	caller := h.opts.Caller(r)
+	if !h.admit(caller) {
 		http.Error(w, "too many connections", http.StatusServiceUnavailable)
 		return
 	}
 	defer h.wg.Done()
+	defer h.places.release(caller, 1)
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{
 		Subprotocols: []string{Subprotocol},
 		// The Origin was checked above, by the policy every ferry HTTP
@@ -109,7 +163,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.Close(websocket.StatusPolicyViolation, `the "mcp" subprotocol is required`)
 		return
 	}
-	st := newStream(c, jsonrpc.Limits{MaxSize: h.opts.MaxMessageBytes}, h.opts.KeepAlive)
+	st := newStream(c, jsonrpc.Limits{MaxSize: h.opts.MaxMessageBytes}, h.opts.KeepAlive, readBounds{
+		messageTimeout: h.opts.MessageTimeout,
+		idle:           h.opts.IdleTimeout,
+		memory:         h.memory,
+		caller:         caller,
+	})
 	conn := h.server.Connect(context.WithoutCancel(r.Context()), st)
 	if !h.track(conn, st) {
 		conn.Close()
@@ -119,15 +178,25 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st.Close()
 }
 
-// admit counts a connection in, unless the handler is closed or full.
-func (h *Handler) admit() bool {
+// admit takes a place for a connection of caller, unless the handler is
+// closed, full, or caller holds its share. The place is taken before the
+// upgrade, so that concurrent upgrades cannot overshoot MaxConnections.
+func (h *Handler) admit(caller string) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.closed || len(h.conns) >= h.opts.MaxConnections {
+	if h.closed || !h.places.reserve(caller, 1) {
 		return false
 	}
 	h.wg.Add(1)
 	return true
+}
+
+// zeroIs sets a zero duration to def; a negative one means no bound and
+// is kept.
+func zeroIs(d *time.Duration, def time.Duration) {
+	if *d == 0 {
+		*d = def
+	}
 }
 
 func (h *Handler) track(conn *jsonrpc.Conn, st *stream) bool {
