@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/ferrymcp/ferry/host"
+	"github.com/ferrymcp/ferry/internal/httpsec"
 )
 
 // ServeHTTP serves the gateway's endpoints (see the package comment).
@@ -17,20 +18,63 @@ func (g *Gateway) routes() *http.ServeMux {
 		}
 		return h
 	}
+	// Every route checks Host and Origin at the door, as the MCP
+	// endpoints do (again) for themselves: a page whose name was
+	// rebound to the gateway's loopback address must not read /readyz
+	// or /metrics either, nor learn the servers' names from the 404s of
+	// /servers/NAME/.
+	sec := &httpsec.Options{AllowedOrigins: g.opts.HTTP.AllowedOrigins, AllowedHosts: g.opts.HTTP.AllowedHosts}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+	handle := func(pattern string, h http.Handler) {
+		if !g.opts.HTTP.DisableHostCheck {
+			h = checkHost(sec, h)
+		}
+		mux.Handle(pattern, h)
+	}
+	handle("GET /healthz", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Write([]byte("ok\n"))
-	})
-	mux.HandleFunc("GET /readyz", g.readyz)
+	}))
+	handle("GET /readyz", g.readyzRoute(guard))
 	if g.opts.Metrics != nil {
-		mux.Handle("GET /metrics", guard(g.opts.Metrics))
+		handle("GET /metrics", guard(g.opts.Metrics))
 	}
-	mux.Handle("/mcp", guard(g.bindSessions(g.agg.http)))
-	mux.Handle("/sse", guard(g.bindSessions(g.agg.sse)))
-	mux.Handle("/message", guard(g.bindSessions(g.agg.sse)))
-	mux.Handle("/servers/{name}/{endpoint}", guard(g.bindSessions(http.HandlerFunc(g.serveOne))))
+	handle("/mcp", guard(g.bindSessions(g.agg.http)))
+	handle("/sse", guard(g.bindSessions(g.agg.sse)))
+	handle("/message", guard(g.bindSessions(g.agg.sse)))
+	handle("/servers/{name}/{endpoint}", guard(g.bindSessions(http.HandlerFunc(g.serveOne))))
 	return mux
+}
+
+// checkHost refuses, before h sees it, a request whose Host or Origin the
+// policy of package httpsec refuses (DNS rebinding).
+func checkHost(sec *httpsec.Options, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if httpsec.Check(w, r, sec) {
+			h.ServeHTTP(w, r)
+		}
+	})
+}
+
+// readyzRoute serves /readyz to anyone who may reach the gateway, a load
+// balancer's health check without credentials included: its status (200
+// or 503) and whether it is ready. Which servers there are, their states
+// and versions are told to those who may use them: to anyone when there
+// is no Auth, else with ?verbose behind Auth.
+func (g *Gateway) readyzRoute(guard func(http.Handler) http.Handler) http.Handler {
+	brief := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { g.readyz(w, false) })
+	full := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { g.readyz(w, true) })
+	if g.opts.Auth == nil {
+		return full
+	}
+	verbose := guard(full)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Has("verbose") {
+			verbose.ServeHTTP(w, r)
+			return
+		}
+		brief.ServeHTTP(w, r)
+	})
 }
 
 // serveOne serves the endpoints of one upstream.
@@ -51,8 +95,8 @@ func (g *Gateway) serveOne(w http.ResponseWriter, r *http.Request) {
 }
 
 // readyz answers 200 when every upstream is connected and 503 otherwise,
-// with each upstream's state.
-func (g *Gateway) readyz(w http.ResponseWriter, r *http.Request) {
+// with each upstream's state when detailed.
+func (g *Gateway) readyz(w http.ResponseWriter, detailed bool) {
 	type state struct {
 		State    string `json:"state"`
 		Version  string `json:"protocolVersion,omitempty"`
@@ -67,6 +111,12 @@ func (g *Gateway) readyz(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	if !ready {
 		w.WriteHeader(http.StatusServiceUnavailable)
+	}
+	if !detailed {
+		json.NewEncoder(w).Encode(struct {
+			Ready bool `json:"ready"`
+		}{ready})
+		return
 	}
 	// Maps encode in key order.
 	json.NewEncoder(w).Encode(struct {
