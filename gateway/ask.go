@@ -17,13 +17,11 @@ import (
 // to know about it.
 //
 // A server's question names no request. A stateless server's comes in the
-// result of the request that asked it, and a legacy server over HTTP sends
-// it on that request's stream, but over stdio nothing says which request
-// it is about. The link tells by elimination: the question goes to the
-// one client in flight that can answer it. To keep that exact when several
-// clients share one process, requests that may ask (from clients that can
-// answer, of kinds not yet seen to complete without asking) go to that
-// process one at a time.
+// result of the request that asked it, and a legacy server over HTTP may
+// send it on that request's stream, but over stdio nothing says which
+// request it is about: the link's gate (gate.go) admits calls so that a
+// question can be put to the one client with calls in flight, and refuses
+// it when there are more.
 //
 // A call is also the context of its upstream request, the client
 // request's own (the embedded Context) marked as serving the call: a
@@ -37,7 +35,10 @@ type call struct {
 	pend            *pending // for a stateless client: where its questions go
 	asked           atomic.Bool
 	seq             atomic.Int32
-	slot            bool // holds its link's slot
+	// Guarded by the link's mutex:
+	gated  bool // admitted by the link's gate
+	owns   bool // may ask: other clients' calls wait while it runs
+	parked bool // its question waits for its client
 }
 
 // kind is the method and subject of a call (a tool's name, a prompt's):
@@ -74,46 +75,28 @@ func (c *call) capable() bool {
 	return caps.Sampling != nil || caps.Elicitation != nil || caps.Roots != nil
 }
 
-// sameClient reports whether two calls come from one legacy session.
-func sameClient(a, b *call) bool { return a.req.Session != nil && a.req.Session == b.req.Session }
-
-// begin registers c with the link. A call that may ask the client
-// something over a shared legacy connection first waits for the link's
-// slot.
+// begin registers c with the link. On a connection shared by clients
+// whose server's questions name no request (a legacy server's, with a
+// link not kept for one session), the gate admits it (see gate).
 func (l *link) begin(c *call, stateless bool) error {
-	if l.sess == nil && !stateless && c.capable() {
-		l.mu.Lock()
-		asks, known := l.learned[c.kind]
-		l.mu.Unlock()
-		if !known || asks {
-			select {
-			case l.slot <- struct{}{}:
-				c.slot = true
-			case <-c.Done():
-				return context.Cause(c.Context)
-			}
-		}
-	}
 	l.mu.Lock()
-	l.calls[c] = struct{}{}
+	c.gated = l.sess == nil && !stateless
+	c.owns = c.gated && c.capable() && l.gate.mayAsk(c.kind)
+	if !c.gated {
+		l.gate.enter(c)
+		l.mu.Unlock()
+		return nil
+	}
 	l.mu.Unlock()
-	return nil
+	return l.admit(c)
 }
 
 // end unregisters c; completed says whether it got its answer, which
 // teaches the link whether requests of its kind ask.
 func (l *link) end(c *call, completed bool) {
 	l.mu.Lock()
-	delete(l.calls, c)
-	if c.asked.Load() {
-		l.learned[c.kind] = true
-	} else if _, known := l.learned[c.kind]; completed && !known {
-		l.learned[c.kind] = false
-	}
+	l.gate.leave(c, completed)
 	l.mu.Unlock()
-	if c.slot {
-		<-l.slot
-	}
 }
 
 // ask routes a question of the server to the client it is for and
@@ -131,10 +114,19 @@ func (l *link) ask(ctx context.Context, method string, params jsontext.Value) (j
 		return nil, err
 	}
 	c.asked.Store(true)
-	return c.ask(ctx, method, params)
+	if !c.gated {
+		return c.ask(ctx, method, params)
+	}
+	l.park(c)
+	answer, err := c.ask(ctx, method, params)
+	if uerr := l.unpark(c); err == nil {
+		err = uerr
+	}
+	return answer, err
 }
 
-// route finds the call a question is about.
+// route finds the call a question is about: the one its context names,
+// else the one its gate attributes it to.
 func (l *link) route(ctx context.Context, method string) (*call, error) {
 	if c, ok := ctx.Value(callKey{}).(*call); ok {
 		if !c.can(method) {
@@ -144,58 +136,8 @@ func (l *link) route(ctx context.Context, method string) (*call, error) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	// The call that holds the slot is the one request in flight that may
-	// ask: the others are of kinds seen to complete without asking (a
-	// client's echo beside another client's sampling tool). It gets the
-	// question.
-	for c := range l.calls {
-		if c.slot && c.can(method) {
-			return c, nil
-		}
-	}
-	var found *call
-	clients, others := 0, 0
-	for c := range l.calls {
-		if !c.can(method) {
-			others++
-			continue
-		}
-		if found != nil && sameClient(found, c) {
-			continue
-		}
-		found = c
-		clients++
-	}
-	switch {
-	case clients == 1:
-		return found, nil
-	case clients > 1:
-		// Teach the link that these kinds ask, so that they are sent one
-		// at a time from now on.
-		for c := range l.calls {
-			if c.can(method) {
-				l.learned[c.kind] = true
-			}
-		}
-		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError,
-			"the gateway cannot tell which of %d clients this %s is for; requests of these kinds now go to the server one at a time (or set \"isolation\": \"session\")", clients, method)
-	case others > 0:
-		if len(l.calls) == 1 {
-			// The one call in flight asked, though its client cannot
-			// answer: its kind asks, and a capable client's call of it
-			// must hold the slot (had it completed unmarked, the link
-			// would learn that it does not ask).
-			for c := range l.calls {
-				c.asked.Store(true)
-			}
-		}
-		return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "the client does not support %s", method)
-	}
-	return nil, errNoRequest
+	return l.gate.route(method)
 }
-
-// errNoRequest is a question of the server asked outside any request.
-var errNoRequest = jsonrpc.NewError(jsonrpc.CodeInternalError, "asked outside a request: the gateway has no client to ask")
 
 // ask puts a question to c's client in its era: a request on a legacy
 // session, an input_required result for a stateless client.
@@ -205,17 +147,4 @@ func (c *call) ask(ctx context.Context, method string, params jsontext.Value) (j
 	}
 	key := fmt.Sprintf("q%d", c.seq.Add(1))
 	return c.req.Ask(c.Context, key, method, params)
-}
-
-// questionPrefix names the keys of a method's questions.
-func questionPrefix(method string) string {
-	switch method {
-	case protocol.MethodCreateMessage:
-		return "sample-"
-	case protocol.MethodElicit:
-		return "elicit-"
-	case protocol.MethodListRoots:
-		return "roots-"
-	}
-	return "q-"
 }

@@ -89,7 +89,7 @@ func gather[T any](ctx context.Context, req *server.Request, ups []*upstream, li
 	var wg sync.WaitGroup
 	for i, u := range ups {
 		wg.Go(func() {
-			l, err := u.linkFor(req)
+			l, err := u.listLink(ctx, req)
 			if err == nil {
 				done := l.use()
 				lists[i], err = list(l, ctx)

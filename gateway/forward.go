@@ -193,7 +193,7 @@ func (f *front) callTool(ctx context.Context, req *server.Request) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	l, err := r.up.linkFor(req)
+	l, err := r.up.linkFor(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +261,7 @@ func (f *front) getPrompt(ctx context.Context, req *server.Request) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	l, err := r.up.linkFor(req)
+	l, err := r.up.linkFor(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -292,7 +292,7 @@ func (f *front) owner(ctx context.Context, req *server.Request, uri string) (*up
 	var found *upstream
 	n := 0
 	for _, u := range f.upstreams() {
-		l, err := u.linkFor(req)
+		l, err := u.listLink(ctx, req)
 		if err != nil {
 			continue
 		}
@@ -327,7 +327,7 @@ func (f *front) readResource(ctx context.Context, req *server.Request) (any, err
 	if err != nil {
 		return nil, err
 	}
-	l, err := u.linkFor(req)
+	l, err := u.linkFor(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -370,7 +370,7 @@ func (f *front) complete(ctx context.Context, req *server.Request) (any, error) 
 	default:
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "unknown reference type %q", p.Ref.Type)
 	}
-	l, err := u.linkFor(req)
+	l, err := u.linkFor(ctx, req)
 	if err != nil {
 		return nil, err
 	}

@@ -25,9 +25,23 @@
 //
 // A stdio server runs as one process shared by every client (request ids
 // are the gateway's own, so answers cannot cross), or, with "isolation":
-// "session" in its entry, one process per client session, stopped when
-// the session ends or idles. A process that dies fails every request in
-// flight at once and is restarted.
+// "session" in its entry, one process per client: per legacy session,
+// stopped when the session ends or idles, and per caller for stateless
+// clients (the identity [Options.Auth] gives with [WithCaller], such as
+// the digest of a bearer token), stopped when it idles. A stateless
+// request to such a server without a caller is refused: with nothing to
+// tell its client from another's, it has no process of its own. A
+// process that dies fails every request in flight at once and is
+// restarted.
+//
+// A legacy server's question over a shared process names no request: the
+// gateway puts it to the one client with requests in flight there, and
+// refuses it (the server gets an error) when several clients have. Calls
+// that may ask (a capable client's, of a kind not seen to complete
+// without asking) therefore go to such a process with no other client's
+// call in flight beside them; while one's question waits for its client,
+// other clients' calls that do not ask go on, and those that may ask wait
+// at most seconds, then fail with an error saying why.
 package gateway
 
 import (

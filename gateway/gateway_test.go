@@ -322,22 +322,17 @@ func pidOf(t *testing.T, c *client.Client, tool string) int {
 }
 
 // A server with "isolation": "session" runs a process per legacy session,
-// stopped when the session ends; stateless clients share one.
+// stopped when the session ends (stateless clients: see
+// TestIsolatedStatelessCallers).
 func TestIsolatedSessions(t *testing.T) {
 	cfg := child(t, "a")
 	cfg.Isolation = "session"
 	g, url := start(t, []*config.Server{cfg, child(t, "b")}, nil)
 	c1 := connect(t, url+"/mcp", protocol.LatestLegacyVersion, nil)
 	c2 := connect(t, url+"/mcp", protocol.LatestLegacyVersion, nil)
-	s1 := connect(t, url+"/mcp", protocol.Version20260728, nil)
-	s2 := connect(t, url+"/mcp", protocol.Version20260728, nil)
 	p1, p2 := pidOf(t, c1, "a__whoami"), pidOf(t, c2, "a__whoami")
-	ps1, ps2 := pidOf(t, s1, "a__whoami"), pidOf(t, s2, "a__whoami")
-	if p1 == p2 || p1 == ps1 || p2 == ps1 {
-		t.Errorf("sessions share processes: %d %d (stateless %d)", p1, p2, ps1)
-	}
-	if ps1 != ps2 {
-		t.Errorf("stateless clients got processes %d and %d, want one shared", ps1, ps2)
+	if p1 == p2 {
+		t.Errorf("sessions share process %d", p1)
 	}
 	if pidOf(t, c1, "a__whoami") != p1 {
 		t.Error("a session's process changed between calls")
@@ -402,7 +397,7 @@ func TestIdleSessionAndShutdownLeaveNothing(t *testing.T) {
 		pids = append(pids, pidOf(t, c, "a__whoami"), pidOf(t, c, "b__whoami"))
 	}
 	s := connect(t, ts.URL+"/mcp", protocol.Version20260728, nil)
-	pids = append(pids, pidOf(t, s, "a__whoami"))
+	pids = append(pids, pidOf(t, s, "b__whoami"))
 	cctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if err := g.Close(cctx); err != nil {

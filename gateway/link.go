@@ -35,9 +35,7 @@ type link struct {
 	active  atomic.Int32 // calls in flight
 
 	mu      sync.Mutex
-	calls   map[*call]struct{}
-	learned map[kind]bool // whether requests of a kind asked the client something
-	slot    chan struct{} // one request at a time of those that may ask
+	gate    gate // the calls in flight, and whom a question is for (gate.go)
 	lists   lists
 	subs    map[string]*subscription // resource URI -> upstream subscription
 	watched *client.Client           // the client whose list changes are watched
@@ -46,8 +44,7 @@ type link struct {
 // newLink starts a connection to cfg; sess is the client session it is
 // for, or nil for a shared one.
 func newLink(up *upstream, cfg *config.Server, sess *server.Session) (*link, error) {
-	l := &link{up: up, sess: sess, calls: map[*call]struct{}{}, learned: map[kind]bool{},
-		slot: make(chan struct{}, 1), subs: map[string]*subscription{}}
+	l := &link{up: up, sess: sess, subs: map[string]*subscription{}}
 	g := up.g
 	opts := g.hostOptions()
 	opts.Client = l.clientOptions
@@ -96,7 +93,7 @@ func (l *link) client(ctx context.Context) (*client.Client, error) {
 // server announces passed on.
 func (l *link) clientOptions(string) *client.Options {
 	g := l.up.g
-	return &client.Options{
+	o := &client.Options{
 		Info:     g.impl,
 		LogLevel: protocol.LevelDebug, // each client's own level filters
 		Sampling: func(ctx context.Context, p *protocol.CreateMessageParams) (*protocol.CreateMessageResult, error) {
@@ -118,6 +115,10 @@ func (l *link) clientOptions(string) *client.Options {
 		OnLog:             l.logMessage,
 		Logger:            g.log,
 	}
+	if adjust := g.opts.ClientOptions; adjust != nil {
+		adjust(l.up.name, o)
+	}
+	return o
 }
 
 // askTyped puts a server's question to the client whose request caused

@@ -24,15 +24,15 @@ type upstream struct {
 	shared   *link
 	front    *front
 
-	mu       sync.Mutex
-	sessions map[*server.Session]*link
-	closed   bool
-	done     chan struct{} // closed by close
+	mu     sync.Mutex
+	own    map[owner]*link // the isolated processes, by whom they run for
+	closed bool
+	done   chan struct{} // closed by close
 }
 
 func newUpstream(g *Gateway, cfg *config.Server) (*upstream, error) {
 	u := &upstream{g: g, name: cfg.Name, cfg: cfg, isolated: g.isolated(cfg),
-		sessions: map[*server.Session]*link{}, done: make(chan struct{})}
+		own: map[owner]*link{}, done: make(chan struct{})}
 	l, err := newLink(u, cfg, nil)
 	if err != nil {
 		return nil, err
@@ -42,18 +42,67 @@ func newUpstream(g *Gateway, cfg *config.Server) (*upstream, error) {
 	return u, nil
 }
 
-// linkFor returns the connection that serves req: the session's own for
-// an isolated server's legacy session (started on its first request), the
-// shared one otherwise. Stateless clients have no session, so they share
-// even an isolated server's process.
-func (u *upstream) linkFor(req *server.Request) (*link, error) {
-	if !u.isolated || req.Session == nil {
+// linkFor returns the connection that serves req, whose context is ctx:
+// the shared one, or for an isolated server the one of the client it is
+// for, started on its first request: a legacy session's own, or, for a
+// stateless request, its caller's (the identity Options.Auth gave it with
+// WithCaller: a stateless client has no session, and what ties its
+// requests together is its credential). A stateless request to an
+// isolated server without a caller is refused: sharing a process would
+// break the isolation the entry asks for.
+func (u *upstream) linkFor(ctx context.Context, req *server.Request) (*link, error) {
+	if !u.isolated {
 		return u.shared, nil
 	}
-	sess := req.Session
+	if req.Session != nil {
+		return u.ownLink(sessionOwner(req.Session), req.Session)
+	}
+	caller := callerOf(ctx)
+	if caller == "" {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
+			"upstream %s runs a process per client (\"isolation\": \"session\"), and this stateless request names no caller to run it for: use a legacy session (initialize), or the gateway's bearer tokens", u.name)
+	}
+	return u.ownLink(callerOwner(caller), nil)
+}
+
+// listLink returns the connection whose lists req sees: linkFor's, or,
+// for a stateless request to an isolated server without a caller, the
+// shared process, which holds no client's state (no client calls it).
+func (u *upstream) listLink(ctx context.Context, req *server.Request) (*link, error) {
+	if u.isolated && req.Session == nil && callerOf(ctx) == "" {
+		return u.shared, nil
+	}
+	return u.linkFor(ctx, req)
+}
+
+// An owner is whom an isolated server's own process runs for: a legacy
+// session, or a stateless caller. A session is its own key, not a name
+// made of its address: its entry keeps it alive and goes when it ends, so
+// a later session cannot take the process over (Session.ID is no key, ""
+// over stdio).
+type owner struct {
+	sess   *server.Session
+	caller string
+}
+
+func sessionOwner(sess *server.Session) owner { return owner{sess: sess} }
+
+func callerOwner(caller string) owner { return owner{caller: caller} }
+
+// ended is closed when o's session ends; nil (never) for a caller, whose
+// process stops when it idles.
+func (o owner) ended() <-chan struct{} {
+	if o.sess == nil {
+		return nil
+	}
+	return o.sess.Done()
+}
+
+// ownLink returns o's connection, started on its first request.
+func (u *upstream) ownLink(o owner, sess *server.Session) (*link, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	if l := u.sessions[sess]; l != nil {
+	if l := u.own[o]; l != nil {
 		l.lastUse.Store(time.Now().UnixNano())
 		return l, nil
 	}
@@ -62,27 +111,27 @@ func (u *upstream) linkFor(req *server.Request) (*link, error) {
 	}
 	if !u.g.children.acquire() {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError,
-			"upstream %s: the gateway runs as many per-session processes as it may (%d); try again later", u.name, u.g.children.max)
+			"upstream %s: the gateway runs as many per-client processes as it may (%d); try again later", u.name, u.g.children.max)
 	}
 	l, err := newLink(u, u.cfg, sess)
 	if err != nil {
 		u.g.children.release()
 		return nil, err
 	}
-	u.sessions[sess] = l
-	u.g.wg.Go(func() { u.reap(sess, l) })
+	u.own[o] = l
+	u.g.wg.Go(func() { u.reap(o, l) })
 	return l, nil
 }
 
-// reap stops a session's process when the session ends, when it has been
+// reap stops an owner's process when its session ends, when it has been
 // idle for too long, or when the upstream goes.
-func (u *upstream) reap(sess *server.Session, l *link) {
+func (u *upstream) reap(o owner, l *link) {
 	idle := u.g.opts.SessionIdle
 	t := time.NewTicker(max(idle/4, 10*time.Millisecond))
 	defer t.Stop()
 	for waiting := true; waiting; {
 		select {
-		case <-sess.Done():
+		case <-o.ended():
 			waiting = false
 		case <-u.done:
 			waiting = false
@@ -94,13 +143,13 @@ func (u *upstream) reap(sess *server.Session, l *link) {
 		}
 	}
 	u.mu.Lock()
-	if u.sessions[sess] == l {
-		delete(u.sessions, sess)
+	if u.own[o] == l {
+		delete(u.own, o)
 	}
 	u.mu.Unlock()
 	l.close()
 	u.g.children.release()
-	u.g.log.Debug("gateway: session process stopped", "server", u.name, "session", sess.ID)
+	u.g.log.Debug("gateway: per-client process stopped", "server", u.name)
 }
 
 // close stops every connection of the upstream and its endpoint.
@@ -144,7 +193,7 @@ func (u *upstream) logMessage(p *protocol.LoggingMessageParams) {
 
 // subscribe subscribes req's client to uri upstream.
 func (u *upstream) subscribe(ctx context.Context, req *server.Request, uri string) (*link, error) {
-	l, err := u.linkFor(req)
+	l, err := u.linkFor(ctx, req)
 	if err != nil {
 		return nil, err
 	}
