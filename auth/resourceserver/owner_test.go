@@ -9,13 +9,18 @@ import (
 
 // TestSessionOwnerWithoutSubject: tokens that name no subject (a client
 // acting on its own behalf) are told apart by their client: one client's
-// legacy session is not another's to use.
+// legacy session is not another's to use. A user's session stays the
+// user's through another client (the TypeScript SDK registers anew for a
+// step-up).
 func TestSessionOwnerWithoutSubject(t *testing.T) {
 	is := newIssuer(t)
 	p := newProtected(t, is)
-	tokenOf := func(client string) string {
+	tokenOf := func(subject, client string) string {
 		c := is.claims(p.resource)
 		delete(c, "sub")
+		if subject != "" {
+			c["sub"] = subject
+		}
 		c["client_id"] = client
 		return is.token(t, is.key, "k1", c)
 	}
@@ -36,17 +41,28 @@ func TestSessionOwnerWithoutSubject(t *testing.T) {
 		resp.Body.Close()
 		return resp
 	}
-	a, b := tokenOf("machine-a"), tokenOf("machine-b")
-	resp := send(a, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	sid := resp.Header.Get("Mcp-Session-Id")
-	if resp.StatusCode != http.StatusOK || sid == "" {
-		t.Fatalf("initialize: %d, session %q", resp.StatusCode, sid)
-	}
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 	ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
-	if r := send(b, sid, ping); r.StatusCode != http.StatusNotFound {
-		t.Errorf("client b used client a's session: %d", r.StatusCode)
+	tests := []struct {
+		name          string
+		opener, other string
+		status        int
+	}{
+		{"another client, no subject", tokenOf("", "machine-a"), tokenOf("", "machine-b"), http.StatusNotFound},
+		{"the same client, no subject", tokenOf("", "machine-a"), tokenOf("", "machine-a"), http.StatusOK},
+		{"the same user through another client", tokenOf("carol", "first"), tokenOf("carol", "registered-anew"), http.StatusOK},
+		{"another user through the same client", tokenOf("carol", "app"), tokenOf("dave", "app"), http.StatusNotFound},
 	}
-	if r := send(a, sid, ping); r.StatusCode != http.StatusOK {
-		t.Errorf("client a's own session: %d", r.StatusCode)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := send(tt.opener, "", initialize)
+			sid := resp.Header.Get("Mcp-Session-Id")
+			if resp.StatusCode != http.StatusOK || sid == "" {
+				t.Fatalf("initialize: %d, session %q", resp.StatusCode, sid)
+			}
+			if r := send(tt.other, sid, ping); r.StatusCode != tt.status {
+				t.Errorf("ping in the session: %d, want %d", r.StatusCode, tt.status)
+			}
+		})
 	}
 }

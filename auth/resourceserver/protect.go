@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -334,10 +335,17 @@ type sessionOwners struct {
 }
 
 // owner identifies a caller for sessions (and for the server's tasks and
-// bounds): the issuer, the subject and the client, so that callers whose
-// tokens name no subject (a client acting on its own behalf) are not all
-// one caller.
-func owner(c *Caller) string { return c.Issuer + "\x00" + c.Subject + "\x00" + c.ClientID }
+// bounds): the issuer and the subject, or, for a token that names no
+// subject (a client acting on its own behalf), the client, so that such
+// callers are not all one. The client is not part of a subject's key: a
+// user's session outlives the client registering anew (as the
+// TypeScript SDK does for a step-up). Quoting keeps the parts apart.
+func owner(c *Caller) string {
+	if c.Subject == "" {
+		return strconv.Quote(c.Issuer) + " client " + strconv.Quote(c.ClientID)
+	}
+	return strconv.Quote(c.Issuer) + " subject " + strconv.Quote(c.Subject)
+}
 
 func (s *sessionOwners) allowed(sid string, c *Caller) bool {
 	if sid == "" {
