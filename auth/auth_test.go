@@ -440,14 +440,17 @@ func TestLoopback(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	q, err := authorize(ctx, "https://as.example.com/authorize?x=1", redirect)
+	q, err := authorize(ctx, "https://as.example.com/authorize?x=1&state=s", redirect)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if <-opened != "https://as.example.com/authorize?x=1" || q.Get("code") != "c" || q.Get("state") != "s" {
+	if <-opened != "https://as.example.com/authorize?x=1&state=s" || q.Get("code") != "c" || q.Get("state") != "s" {
 		t.Fatalf("got %v", q)
 	}
-	if _, err := ListenLoopback("http://example.com:80/callback"); err == nil {
+	if _, err := ListenLoopback("http://example.com:80/callback", "s"); err == nil {
 		t.Error("listened for a redirect to another machine")
+	}
+	if _, err := ListenLoopback(redirect, ""); err == nil {
+		t.Error("listened for a redirect without a state to check")
 	}
 }

@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"net"
@@ -15,15 +16,20 @@ import (
 // receives the authorization server's redirect on this machine (RFC 8252
 // §7.3): it listens on the redirect URI's loopback address and port,
 // calls open with the authorization URL (to open a browser, or print the
-// URL for the user), and waits for the redirect, answering the browser
-// with a page that says the window may be closed.
+// URL for the user), and waits for the redirect that carries the state
+// of the authorization URL, answering the browser with a page that says
+// the window may be closed.
 //
 // The redirect URI must be http://127.0.0.1:PORT/PATH, http://[::1]:...,
 // or http://localhost:... (then both 127.0.0.1 and ::1 are listened on,
 // since a browser may resolve localhost to either).
 func Loopback(open func(ctx context.Context, authURL string) error) func(ctx context.Context, authURL, redirectURL string) (url.Values, error) {
 	return func(ctx context.Context, authURL, redirectURL string) (url.Values, error) {
-		l, err := ListenLoopback(redirectURL)
+		u, err := url.Parse(authURL)
+		if err != nil {
+			return nil, fmt.Errorf("auth: the authorization URL: %w", err)
+		}
+		l, err := ListenLoopback(redirectURL, u.Query().Get("state"))
 		if err != nil {
 			return nil, err
 		}
@@ -36,17 +42,25 @@ func Loopback(open func(ctx context.Context, authURL string) error) func(ctx con
 }
 
 // A LoopbackListener receives one authorization response on a loopback
-// redirect URI.
+// redirect URI: the first request to its path that carries its state.
 type LoopbackListener struct {
 	path   string
+	state  string
 	srv    *http.Server
 	ls     []net.Listener
 	once   sync.Once
 	result chan url.Values
 }
 
-// ListenLoopback listens on the address of redirectURL.
-func ListenLoopback(redirectURL string) (*LoopbackListener, error) {
+// ListenLoopback listens on the address of redirectURL for the
+// response to the authorization request of state. Any page or program
+// on this machine can send a request there: one without that state is
+// answered 400 and ignored, so that it can neither end the login nor
+// take the place of the real response.
+func ListenLoopback(redirectURL, state string) (*LoopbackListener, error) {
+	if state == "" {
+		return nil, errors.New("auth: a loopback redirect needs the state of the authorization request")
+	}
 	u, err := url.Parse(redirectURL)
 	if err != nil {
 		return nil, fmt.Errorf("auth: the redirect URI: %w", err)
@@ -59,7 +73,7 @@ func ListenLoopback(redirectURL string) (*LoopbackListener, error) {
 	if host == "localhost" {
 		hosts = []string{"127.0.0.1", "::1"}
 	}
-	l := &LoopbackListener{path: u.Path, result: make(chan url.Values, 1)}
+	l := &LoopbackListener{path: u.Path, state: state, result: make(chan url.Values, 1)}
 	if l.path == "" {
 		l.path = "/"
 	}
@@ -109,13 +123,18 @@ func (l *LoopbackListener) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	if subtle.ConstantTimeCompare([]byte(q.Get("state")), []byte(l.state)) != 1 {
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, loopbackPage, "Not this login", "Not this login", "This request does not answer the login in progress (its state differs). The login goes on waiting.")
+		return
+	}
 	first := false
 	l.once.Do(func() {
 		first = true
 		l.result <- q
 	})
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
 	switch {
 	case !first:
 		fmt.Fprintf(w, loopbackPage, "Already answered", "Already answered", "This login was already answered. You can close this window.")
