@@ -275,7 +275,7 @@ func (a *Authorizer) refresh(ctx context.Context, old *Token) (*Token, error) {
 		if cur.RefreshToken == "" {
 			return r, nil
 		}
-		t, err := a.postRefresh(ctx, cur)
+		t, err := a.postRefresh(ctx, r, cur)
 		var te *TokenError
 		if errors.As(err, &te) && te.Code == "invalid_grant" {
 			a.log().Info("auth: the refresh token was refused; a new authorization is needed", "issuer", cur.Issuer)
@@ -296,13 +296,14 @@ func (a *Authorizer) refresh(ctx context.Context, old *Token) (*Token, error) {
 }
 
 // postRefresh spends t's refresh token (RFC 6749 §6), with the resource
-// parameter and, for a DPoP-bound token, a proof.
-func (a *Authorizer) postRefresh(ctx context.Context, t *Token) (*Token, error) {
+// parameter and, for a DPoP-bound token, a proof. rec is t's record, as
+// the store's Update holds it.
+func (a *Authorizer) postRefresh(ctx context.Context, rec *Record, t *Token) (*Token, error) {
 	as, _, err := a.authorizationServer(ctx, t.Issuer, false)
 	if err != nil {
 		return nil, err
 	}
-	auth, ok := a.knownClient(ctx, t.Issuer, t.ClientID)
+	auth, ok := a.knownClient(rec, t.Issuer, t.ClientID)
 	if !ok {
 		return nil, fmt.Errorf("auth: the client %s that the token was issued to is not known any more", t.ClientID)
 	}
@@ -322,9 +323,11 @@ func (a *Authorizer) postRefresh(ctx context.Context, t *Token) (*Token, error) 
 }
 
 // knownClient finds the client a token was issued to: a pre-registered
-// one, the client ID metadata document, a stored registration, or the
-// grant's own client.
-func (a *Authorizer) knownClient(ctx context.Context, issuer, id string) (clientAuth, bool) {
+// one, the client ID metadata document, a registration of rec, or the
+// grant's own client. It takes the record rather than loading it: it
+// runs within the store's Update, and a MemoryStore's lock is not
+// reentrant.
+func (a *Authorizer) knownClient(rec *Record, issuer, id string) (clientAuth, bool) {
 	for _, c := range a.Clients {
 		if c.ID == id && (c.Issuer == "" || c.Issuer == issuer) {
 			return clientAuth{id: c.ID, secret: c.Secret, method: firstOf(c.AuthMethod, chooseAuthMethod(nil, c.Secret != ""))}, true
@@ -333,7 +336,7 @@ func (a *Authorizer) knownClient(ctx context.Context, issuer, id string) (client
 	if id != "" && id == a.ClientMetadataURL {
 		return clientAuth{id: id, method: metadata.AuthNone}, true
 	}
-	if rec, err := a.store().Load(ctx, a.server()); err == nil && rec != nil {
+	if rec != nil {
 		if reg := rec.Clients[issuer]; reg != nil && reg.ClientID == id {
 			return clientAuth{id: reg.ClientID, secret: reg.ClientSecret, method: reg.AuthMethod}, true
 		}

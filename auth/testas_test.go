@@ -212,8 +212,13 @@ func writeTestJSON(w http.ResponseWriter, status int, v any) {
 // headless plays a browser that follows nothing: the query of the
 // authorization endpoint's redirect.
 func headless(t *testing.T) func(ctx context.Context, authURL, redirect string) (url.Values, error) {
+	return headlessVia(nil)
+}
+
+// headlessVia is headless on the transport rt (nil: the default one).
+func headlessVia(rt http.RoundTripper) func(ctx context.Context, authURL, redirect string) (url.Values, error) {
 	return func(ctx context.Context, authURL, redirect string) (url.Values, error) {
-		hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		hc := &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 		req, _ := http.NewRequestWithContext(ctx, "GET", authURL, nil)
 		resp, err := hc.Do(req)
 		if err != nil {

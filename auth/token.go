@@ -25,6 +25,9 @@ type Token struct {
 	TokenType    string    `json:"token_type,omitempty"`
 	RefreshToken string    `json:"refresh_token,omitempty"`
 	Expiry       time.Time `json:"expiry,omitzero"`
+	// Issued is when the token was received: with Expiry, its lifetime,
+	// which bounds how early it is refreshed.
+	Issued time.Time `json:"issued,omitzero"`
 	// Issuer is the authorization server that issued the token, and
 	// Resource the resource it was asked for.
 	Issuer   string `json:"issuer,omitempty"`
@@ -39,12 +42,29 @@ type Token struct {
 }
 
 // expiryLeeway is how long before its expiry a token is refreshed: a
-// token that expires while its request travels is refused.
-const expiryLeeway = 30 * time.Second
+// token that expires while its request travels is refused. A token that
+// lives less than maxLeewayShare times the leeway is refreshed that
+// share of its lifetime before it expires instead: with the whole
+// leeway, a token living 30 s or less would be refreshed before every
+// request, never used.
+const (
+	expiryLeeway   = 30 * time.Second
+	maxLeewayShare = 4
+)
 
 // expired reports whether the token should be refreshed before use.
 func (t *Token) expired(now time.Time) bool {
-	return !t.Expiry.IsZero() && now.Add(expiryLeeway).After(t.Expiry)
+	return !t.Expiry.IsZero() && now.Add(t.leeway()).After(t.Expiry)
+}
+
+// leeway is expiryLeeway, or a quarter of the token's lifetime when that
+// is shorter. A token of unknown lifetime (stored before Issued was)
+// gets the whole leeway.
+func (t *Token) leeway() time.Duration {
+	if t.Issued.IsZero() || !t.Expiry.After(t.Issued) {
+		return expiryLeeway
+	}
+	return min(expiryLeeway, t.Expiry.Sub(t.Issued)/maxLeewayShare)
 }
 
 func (t *Token) isDPoP() bool { return strings.EqualFold(t.TokenType, "DPoP") }
@@ -201,6 +221,7 @@ func newToken(t *oauth2.Token, issuer, resource string, scopes []string) *Token 
 		TokenType:    t.TokenType,
 		RefreshToken: t.RefreshToken,
 		Expiry:       t.Expiry,
+		Issued:       time.Now(),
 		Issuer:       issuer,
 		Resource:     resource,
 		Scopes:       scopes,
