@@ -9,11 +9,18 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/ferrymcp/ferry/transport/httpserver"
 )
 
 // BearerTokens returns middleware that lets through only requests whose
 // Authorization header carries one of tokens ("Bearer TOKEN"), compared in
-// constant time; others get 401 with a WWW-Authenticate challenge. The
+// constant time; others get 401 with a WWW-Authenticate challenge, and
+// their connection is closed. A request let through is reported to the
+// listener ([httpserver.Authenticated]): its connection then counts
+// against its token's share of the connections, not its address's, and
+// is not given up to a new one (see [ServeOptions]); a token holding its
+// share already gets 429. The
 // header is removed before the request goes on: a client's token is
 // never passed to a server behind the gateway ("MCP servers MUST NOT
 // accept or transit any other tokens", token passthrough being forbidden).
@@ -39,14 +46,27 @@ func BearerTokens(tokens []string) func(http.Handler) http.Handler {
 					challenge += `, error="invalid_token"`
 				}
 				w.Header().Set("WWW-Authenticate", challenge)
-				http.Error(w, "unauthorized", http.StatusUnauthorized)
+				refuse(w, "unauthorized", http.StatusUnauthorized)
 				return
 			}
 			r.Header.Del("Authorization")
 			// The caller is the token, known by its digest.
-			next.ServeHTTP(w, r.WithContext(WithCaller(r.Context(), string(sum[:]))))
+			caller := string(sum[:])
+			if !httpserver.Authenticated(r.Context(), caller) {
+				refuse(w, "too many connections for this token", http.StatusTooManyRequests)
+				return
+			}
+			next.ServeHTTP(w, r.WithContext(WithCaller(r.Context(), caller)))
 		})
 	}
+}
+
+// refuse answers status and closes the connection: a client without
+// credentials gets no connection to keep (it would hold a place other
+// clients need), and one over its share gives one back.
+func refuse(w http.ResponseWriter, msg string, status int) {
+	w.Header().Set("Connection", "close")
+	http.Error(w, msg, status)
 }
 
 // bearer returns the token of an Authorization header.

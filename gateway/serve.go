@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"net"
@@ -24,6 +23,16 @@ type ServeOptions struct {
 	// httpserver.Options). Its WriteTimeout, which cuts an answer that is
 	// not written in time, defaults here to 10 minutes: a tool behind the
 	// gateway may work that long before it answers.
+	//
+	// Connections are bounded in all (MaxConns, default 1,024) and per
+	// caller (MaxConnsPerAddr, default half of MaxConns): the remote
+	// address's share, or once a request on the connection was
+	// authenticated, its token's. When [Options].Auth is set,
+	// EvictUnauthenticated is turned on: a connection on which no request
+	// was authenticated gives up its place to a new one when the gateway
+	// is full, so clients without a token hold only places no client
+	// with one needs. Auth middleware other than [BearerTokens] reports
+	// the requests it lets through with [httpserver.Authenticated].
 	HTTP httpserver.Options
 }
 
@@ -43,8 +52,11 @@ func (g *Gateway) Serve(ctx context.Context, ln net.Listener, opts *ServeOptions
 	if o.HTTP.WriteTimeout == 0 {
 		o.HTTP.WriteTimeout = 10 * time.Minute
 	}
+	if g.opts.Auth != nil {
+		o.HTTP.EvictUnauthenticated = true
+	}
 	srv := httpserver.New(g, &o.HTTP)
-	ln = httpserver.LimitListener(ln, cmp.Or(o.HTTP.MaxConns, httpserver.DefaultMaxConns))
+	ln = httpserver.NewListener(ln, &o.HTTP)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {
