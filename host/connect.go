@@ -76,6 +76,23 @@ func (s *Server) connect() (*client.Client, *stdio.ClientStream, error) {
 	return c, cs, nil
 }
 
+// noiseHint tells what a stdio server wrote on its stdout that is not
+// JSON, "" when nothing: a server that logs there instead of on stderr
+// never answers the handshake, and a timeout alone would not say why.
+func noiseHint(cs *stdio.ClientStream) string {
+	if cs == nil {
+		return ""
+	}
+	n, first := cs.Skipped()
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return "the server wrote a line that is not JSON on stdout, which is for JSON-RPC messages: " + first
+	}
+	return fmt.Sprintf("the server wrote %d lines that are not JSON on stdout, which is for JSON-RPC messages; the first: %s", n, first)
+}
+
 // classify turns a failure to start or connect into an *Error.
 func (s *Server) classify(ctx context.Context, err error, cs *stdio.ClientStream) *Error {
 	e := &Error{Server: s.cfg.Name, Kind: KindUnreachable, Err: err}
@@ -105,6 +122,9 @@ func (s *Server) classify(ctx context.Context, err error, cs *stdio.ClientStream
 		if !s.closing() {
 			e.Kind = KindTimeout
 		}
+	}
+	if hint := noiseHint(cs); hint != "" {
+		e.Err = fmt.Errorf("%w (%s)", e.Err, hint)
 	}
 	if r := s.http; r != nil {
 		if code, hdr := r.status(); code == http.StatusUnauthorized || code == http.StatusForbidden {

@@ -122,3 +122,29 @@ func TestStdioStartFailure(t *testing.T) {
 		t.Error("Start succeeded")
 	}
 }
+
+// TestStdioNoiseExplained: a server that prints on stdout what is not
+// JSON and never answers fails with an error that says so and quotes its
+// first line, escaped, whether it times out or exits (issue 31: it said
+// "context deadline exceeded" and nothing else).
+func TestStdioNoiseExplained(t *testing.T) {
+	const script = `printf '\033[31mServer listening on stdio\nready\n'; `
+	h, err := New([]*config.Server{
+		{Name: "hangs", Transport: config.Stdio, Command: "sh", Args: []string{"-c", script + "exec sleep 60"}},
+		{Name: "exits", Transport: config.Stdio, Command: "sh", Args: []string{"-c", script + "exit 0"}},
+		{Name: "quiet", Transport: config.Stdio, Command: "sh", Args: []string{"-c", "exit 4"}},
+	}, &Options{ConnectTimeout: 500 * time.Millisecond, Restart: Backoff{Disable: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	h.Start(t.Context())
+	const hint = `the server wrote 2 lines that are not JSON on stdout, which is for JSON-RPC messages; the first: "\x1b[31mServer listening on stdio"`
+	for name, kind := range map[string]ErrorKind{"hangs": KindTimeout, "exits": KindUnreachable, "quiet": KindUnreachable} {
+		s, _ := h.Server(name)
+		st := s.Status()
+		if st.Err == nil || KindOf(st.Err) != kind || strings.Contains(st.Err.Error(), hint) != (name != "quiet") {
+			t.Errorf("%s: %v (kind %v), want kind %v and the hint only when the server wrote noise", name, st.Err, KindOf(st.Err), kind)
+		}
+	}
+}

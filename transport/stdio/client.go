@@ -48,6 +48,7 @@ type ClientStream struct {
 	stderrPipe *os.File
 
 	lr         *lineReader
+	noise      *noise // the lines of stdout skipped
 	w          *lineWriter
 	stderr     *ring
 	copyStderr io.Writer
@@ -249,6 +250,7 @@ func (s *ClientStream) shutdown() {
 	}
 	s.wg.Wait()
 	s.stderrPipe.Close()
+	s.noise.flush()
 }
 
 // waitFor reports whether ch was closed within d.
@@ -337,6 +339,12 @@ func (s *ClientStream) forward(pending, p []byte) []byte {
 // Stderr returns the end of what the server wrote on stderr (up to
 // [Command.StderrBytes]), to show when it misbehaves.
 func (s *ClientStream) Stderr() string { return string(s.stderr.bytes()) }
+
+// Skipped reports how many lines of the server's stdout were skipped
+// because they are not JSON, and the start of the first, quoted (Go
+// syntax, control characters escaped): a server that prints its logs on
+// stdout never answers, and an error that shows them says why.
+func (s *ClientStream) Skipped() (lines int, first string) { return s.noise.skipped() }
 
 // Pid returns the server's process id, which is also its process group.
 func (s *ClientStream) Pid() int { return s.cmd.Process.Pid }

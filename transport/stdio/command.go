@@ -59,7 +59,8 @@ type Command struct {
 	// SIGKILL; default [DefaultTermTimeout].
 	TermTimeout time.Duration
 	// Logger receives the lines skipped on the server's stdout because
-	// they are not JSON (banners of wrapper scripts). Nil discards them.
+	// they are not JSON (banners of wrapper scripts): the first few, then
+	// how many more, at most every few seconds. Nil discards them.
 	Logger *slog.Logger
 	// Stderr, when set, also receives the server's stderr, line by line,
 	// as it arrives (a CLI shows it to its user). It must not block for
@@ -177,16 +178,11 @@ func (c *Command) Connect(ctx context.Context) (*ClientStream, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	s.noise = &noise{log: log, pid: cmd.Process.Pid}
 	s.out = &stdoutReader{f: outR}
 	s.lr = newLineReader(s.out, c.Limits)
 	s.lr.lend = &lender{} // see ClientStream.Recycle
-	s.lr.nonJSON = func(line []byte) {
-		if len(line) > 200 {
-			line = line[:200]
-		}
-		log.Warn("stdio: skipped a line of the server's stdout that is not JSON",
-			"line", strings.ToValidUTF8(string(line), "\uFFFD"), "pid", cmd.Process.Pid)
-	}
+	s.lr.nonJSON = s.noise.skip
 	s.wg.Add(2)
 	go s.wait()
 	go s.drainStderr()

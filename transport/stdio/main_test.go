@@ -31,6 +31,8 @@ func runHelper(mode string) int {
 		return serveGreeter()
 	case "echo":
 		return serveEcho()
+	case "noise":
+		return serveNoise()
 	case "banner":
 		fmt.Println("Starting the example server v1.2.3 ...")
 		fmt.Println()
