@@ -193,7 +193,7 @@ func (o *cli) printResult(res *protocol.CallToolResult) {
 	}
 	v := jsontext.Value(slices.Clone(res.StructuredContent))
 	if v.Indent(jsontext.WithIndent("  ")) == nil {
-		fmt.Fprintf(o.stdout, "%s\n", v)
+		fmt.Fprintf(o.stdout, "%s\n", o.jsonText(v))
 	}
 }
 

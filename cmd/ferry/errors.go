@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ferrymcp/ferry/config"
 	"github.com/ferrymcp/ferry/host"
@@ -116,7 +117,12 @@ func (o *cli) fail(err error) int {
 		if errors.As(first, &te) {
 			l.Error.Server = te.server
 		}
-		b, _ := json.Marshal(&l)
+		// A server's stderr may be any bytes: invalid UTF-8 is replaced,
+		// not a reason to write half a line.
+		b, _ := json.Marshal(&l, jsontext.AllowInvalidUTF8(true))
+		if o.stderrTTY {
+			b = terminalJSON(b)
+		}
 		fmt.Fprintf(o.stderr, "%s\n", b)
 		return code
 	}

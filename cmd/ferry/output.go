@@ -12,7 +12,8 @@ import (
 	"github.com/ferrymcp/ferry/protocol"
 )
 
-// printJSON writes v as indented JSON on stdout.
+// printJSON writes v as indented JSON on stdout, made inert at a
+// terminal (see terminalJSON).
 func (o *cli) printJSON(v any) error {
 	b, err := json.Marshal(v, json.Deterministic(true))
 	if err != nil {
@@ -22,8 +23,43 @@ func (o *cli) printJSON(v any) error {
 	if err := (*jsontext.Value)(&b).Indent(jsontext.WithIndent("  ")); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(o.stdout, "%s\n", b)
+	_, err = fmt.Fprintf(o.stdout, "%s\n", o.jsonText(b))
 	return err
+}
+
+// jsonText is JSON for stdout: escaped by terminalJSON at a terminal,
+// exact otherwise.
+func (o *cli) jsonText(b []byte) []byte {
+	if o.stdoutTTY {
+		return terminalJSON(b)
+	}
+	return b
+}
+
+// terminalJSON escapes in valid JSON what its encoder leaves raw and a
+// terminal would act on or show reordered: DEL, the C1 controls (U+009B
+// is CSI, which starts an escape sequence as ESC [ does) and the
+// bidirectional controls. Outside strings JSON is ASCII, so these are in
+// strings, where \u009b means what the raw character means: the JSON
+// stays exact. Invalid UTF-8, which the encoder rejects, becomes \ufffd.
+func terminalJSON(b []byte) []byte {
+	if !needsSanitising(string(b)) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			out = append(out, `\ufffd`...)
+		case r == 0x7f, r >= 0x80 && r < 0xa0, isBidiControl(r):
+			out = fmt.Appendf(out, `\u%04x`, r)
+		default:
+			out = append(out, b[i:i+n]...)
+		}
+		i += n
+	}
+	return out
 }
 
 // table writes rows as aligned columns; the last column is cut to the
@@ -144,7 +180,7 @@ func (o *cli) printContent(c []protocol.Content) {
 			}
 		default:
 			raw, _ := json.Marshal(&b)
-			fmt.Fprintf(o.stdout, "%s\n", raw)
+			fmt.Fprintf(o.stdout, "%s\n", o.jsonText(raw))
 		}
 	}
 }
