@@ -158,11 +158,11 @@ func (a *Authorizer) grantTimeout() time.Duration {
 	return 5 * time.Minute
 }
 
-// tokenClient returns the HTTP client of token requests to as: with
-// DPoP proofs when the Authorizer asks for DPoP and as issues bound
-// tokens.
+// tokenClient returns the HTTP client of token requests to as (see
+// postClient): with DPoP proofs when the Authorizer asks for DPoP and as
+// issues bound tokens.
 func (a *Authorizer) tokenClient(ctx context.Context, as *metadata.AuthorizationServer) (*http.Client, error) {
-	hc := a.httpClient()
+	hc := a.postClient("token", true)
 	if !a.DPoP || !dpopSupported(as) {
 		return hc, nil
 	}
@@ -170,13 +170,8 @@ func (a *Authorizer) tokenClient(ctx context.Context, as *metadata.Authorization
 	if err != nil {
 		return nil, err
 	}
-	c := *hc
-	base := c.Transport
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	c.Transport = &dpopTransport{d: d, base: base}
-	return &c, nil
+	hc.Transport = &dpopTransport{d: d, base: hc.Transport}
+	return hc, nil
 }
 
 // dpopKey returns the DPoP key, the stored one or a new one stored.

@@ -81,11 +81,11 @@ func (a *Authorizer) protectedResource(ctx context.Context, cs []metadata.Challe
 	}
 	var last error
 	for _, u := range urls {
-		if err := checkURL("protected resource metadata address", u, a.InsecureHTTP); err != nil {
+		if err := checkMetadataURL("protected resource metadata address", u, a.InsecureHTTP); err != nil {
 			return nil, err
 		}
 		var prm metadata.ProtectedResource
-		err := getJSON(ctx, a.httpClient(), u, &prm)
+		err := getJSON(ctx, a.fetchClient(), u, &prm)
 		var se *statusError
 		if errors.As(err, &se) && se.status >= 400 && se.status < 500 && !named {
 			last = err
@@ -135,13 +135,13 @@ func (a *Authorizer) authorizationServer(ctx context.Context, issuer string, fal
 	if err != nil {
 		return nil, false, fmt.Errorf("auth: authorization server: %w", err)
 	}
-	if err := checkURL("authorization server", issuer, a.InsecureHTTP); err != nil {
+	if err := checkMetadataURL("authorization server", issuer, a.InsecureHTTP); err != nil {
 		return nil, false, err
 	}
 	var rejected error
 	for _, u := range urls {
 		var as metadata.AuthorizationServer
-		err := getJSON(ctx, a.httpClient(), u, &as)
+		err := getJSON(ctx, a.fetchClient(), u, &as)
 		var se *statusError
 		if errors.As(err, &se) && se.status >= 400 && se.status < 500 {
 			continue

@@ -232,7 +232,7 @@ func (g *EnterpriseManaged) obtain(ctx context.Context, f *flow) (*Token, error)
 	if g.IDPClientSecret != "" {
 		idp.method = metadata.AuthClientSecretBasic
 	}
-	jag, err := postToken(ctx, &tokenRequest{endpoint: g.IDPTokenEndpoint, params: exchange, client: idp, hc: f.a.httpClient()})
+	jag, err := postToken(ctx, &tokenRequest{endpoint: g.IDPTokenEndpoint, params: exchange, client: idp, hc: f.a.postClient("identity provider's token", false)})
 	if err != nil {
 		var te *TokenError
 		if errors.As(err, &te) {

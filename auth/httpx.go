@@ -36,7 +36,7 @@ func getJSON(ctx context.Context, hc *http.Client, target string, v any) error {
 	req.Header.Set("Accept", "application/json")
 	resp, err := hc.Do(req)
 	if err != nil {
-		return err
+		return bare(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
@@ -71,7 +71,7 @@ func postJSON(ctx context.Context, hc *http.Client, endpoint, target string, bod
 	req.Header.Set("Accept", "application/json")
 	resp, err := hc.Do(req)
 	if err != nil {
-		return err
+		return bare(err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxDocument+1))

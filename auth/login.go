@@ -66,9 +66,9 @@ func (a *Authorizer) probe(ctx context.Context) ([]metadata.Challenge, error) {
 		return nil, err
 	}
 	req.Header.Set("Accept", "text/event-stream, application/json")
-	resp, err := a.httpClient().Do(req)
+	resp, err := a.fetchClient().Do(req)
 	if err != nil {
-		return nil, err
+		return nil, bare(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusUnauthorized {

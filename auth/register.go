@@ -157,7 +157,7 @@ func (a *Authorizer) registerDynamically(ctx context.Context, d *discovery, redi
 		ApplicationType:         applicationType(redirect),
 	}
 	var resp metadata.Client
-	if err := postJSON(ctx, a.httpClient(), "registration", d.as.RegistrationEndpoint, req, &resp); err != nil {
+	if err := postJSON(ctx, a.postClient("registration", true), "registration", d.as.RegistrationEndpoint, req, &resp); err != nil {
 		return nil, fmt.Errorf("auth: registering with %s: %w", d.issuer, err)
 	}
 	if resp.ClientID == "" {

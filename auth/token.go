@@ -199,6 +199,7 @@ func postToken(ctx context.Context, r *tokenRequest) (*oauth2.Token, error) {
 // authorization server's error code and description, never the body of
 // its answer (which a misbehaving server could fill with anything).
 func tokenErr(err error) error {
+	err = bare(err)
 	var re *oauth2.RetrieveError
 	if !errors.As(err, &re) {
 		return fmt.Errorf("auth: token request: %w", err)
