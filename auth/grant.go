@@ -90,6 +90,11 @@ func (g *AuthorizationCode) obtain(ctx context.Context, f *flow) (*Token, error)
 	if as.AuthorizationEndpoint == "" {
 		return nil, fmt.Errorf("auth: the authorization server %s has no authorization endpoint", f.d.issuer)
 	}
+	// The browser sends the request, but on the peer's word as much as
+	// ferry's own requests: the same reach.
+	if err := f.a.checkReachURL(ctx, as.AuthorizationEndpoint); err != nil {
+		return nil, fmt.Errorf("auth: the authorization endpoint: %w", err)
+	}
 	id, err := f.a.register(ctx, f.d, g.RedirectURL, []string{metadata.GrantAuthorizationCode, metadata.GrantRefreshToken})
 	if err != nil {
 		return nil, err

@@ -114,6 +114,15 @@ func (a *Authorizer) checkReach(ctx context.Context, u *url.URL) error {
 	return &UnreachableError{URL: shownURL(u), Network: got.String(), Server: server.Host}
 }
 
+// checkReachURL is checkReach of an address not yet parsed.
+func (a *Authorizer) checkReachURL(ctx context.Context, raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return err
+	}
+	return a.checkReach(ctx, u)
+}
+
 // shownURL is u for an error message: without a password, bounded (the
 // peer chose it).
 func shownURL(u *url.URL) string {

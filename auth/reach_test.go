@@ -57,16 +57,18 @@ func TestPeerChosenAddressesReach(t *testing.T) {
 		name                     string
 		resourceMetadata, issuer string
 		tokenEndpoint, wantErr   string
+		authorizationEndpoint    string // for the authorization code grant
 	}{
-		{"own addresses", ownPRM, remote, remote + "/token", ""},
-		{"metadata on loopback", v.URL + "/.well-known/oauth-protected-resource", remote, remote + "/token", "loopback"},
-		{"metadata with a query", v.URL + "/admin/delete-everything?confirm=yes", remote, remote + "/token", "query"},
-		{"metadata on localhost", strings.Replace(v.URL, "127.0.0.1", "localhost", 1) + "/x", remote, remote + "/token", "loopback"},
-		{"metadata on the LAN", lan + "/.well-known/oauth-protected-resource", remote, remote + "/token", "private network"},
-		{"metadata redirected to loopback", remote + "/moved", remote, remote + "/token", "loopback"},
-		{"metadata redirected in a loop", remote + "/loop", remote, remote + "/token", "more than 5 redirects"},
-		{"issuer on loopback", ownPRM, v.URL, remote + "/token", "loopback"},
-		{"token endpoint on loopback", ownPRM, remote, v.URL + "/token", "loopback"},
+		{"own addresses", ownPRM, remote, remote + "/token", "", ""},
+		{"metadata on loopback", v.URL + "/.well-known/oauth-protected-resource", remote, remote + "/token", "loopback", ""},
+		{"metadata with a query", v.URL + "/admin/delete-everything?confirm=yes", remote, remote + "/token", "query", ""},
+		{"metadata on localhost", strings.Replace(v.URL, "127.0.0.1", "localhost", 1) + "/x", remote, remote + "/token", "loopback", ""},
+		{"metadata on the LAN", lan + "/.well-known/oauth-protected-resource", remote, remote + "/token", "private network", ""},
+		{"metadata redirected to loopback", remote + "/moved", remote, remote + "/token", "loopback", ""},
+		{"metadata redirected in a loop", remote + "/loop", remote, remote + "/token", "more than 5 redirects", ""},
+		{"issuer on loopback", ownPRM, v.URL, remote + "/token", "loopback", ""},
+		{"token endpoint on loopback", ownPRM, remote, v.URL + "/token", "loopback", ""},
+		{"authorization endpoint on loopback", ownPRM, remote, remote + "/token", "loopback", v.URL + "/authorize"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,7 +91,8 @@ func TestPeerChosenAddressesReach(t *testing.T) {
 				writeTestJSON(w, 200, metadata.ProtectedResource{Resource: remote + "/mcp", AuthorizationServers: []string{tt.issuer}})
 			})
 			mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
-				writeTestJSON(w, 200, metadata.AuthorizationServer{Issuer: remote, TokenEndpoint: tt.tokenEndpoint})
+				writeTestJSON(w, 200, metadata.AuthorizationServer{Issuer: remote, TokenEndpoint: tt.tokenEndpoint,
+					AuthorizationEndpoint: tt.authorizationEndpoint, CodeChallengeMethodsSupported: []string{"S256"}})
 			})
 			mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
 				writeTestJSON(w, 200, map[string]any{"access_token": "at", "token_type": "Bearer", "expires_in": 3600})
@@ -99,6 +102,11 @@ func TestPeerChosenAddressesReach(t *testing.T) {
 			hc := dialing(t, map[string]string{"192.0.2.1:80": mcp.Listener.Addr().String(), "10.0.0.1:80": v.Listener.Addr().String()})
 			a := &Authorizer{Server: remote + "/mcp", HTTPClient: hc, InsecureHTTP: true,
 				Grant: &ClientCredentials{ClientID: "c", ClientSecret: "sekrit-123"}}
+			if tt.authorizationEndpoint != "" {
+				// The browser goes where it is sent.
+				a.Grant = &AuthorizationCode{RedirectURL: "http://127.0.0.1:1/callback", Authorize: headless(t)}
+				a.Clients = []Client{{ID: "c"}}
+			}
 			_, err := a.Login(context.Background())
 			t.Logf("login: %v", err)
 			if n := hits.Load(); n != 0 {
