@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,6 +12,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/config"
@@ -253,5 +257,79 @@ func TestClientOptionsApplied(t *testing.T) {
 	defer mu.Unlock()
 	if len(called) == 0 || called[0] != "a" {
 		t.Errorf("ClientOptions called for %q, want a", called)
+	}
+}
+
+// statelessCall posts a stateless tools/call of tool with token and
+// returns the answer's body (JSON, or the data of its one SSE event).
+func statelessCall(t *testing.T, url, token, tool, params string) string {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + tool + `",` + params +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}}}}}`
+	req, err := http.NewRequestWithContext(ctxT(t), http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", protocol.Version20260728)
+	req.Header.Set("Mcp-Method", "tools/call")
+	req.Header.Set("Mcp-Name", tool)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if data, ok := strings.CutPrefix(line, "data: "); ok {
+			return data
+		}
+	}
+	return string(b)
+}
+
+// TestRequestStateIsTheCallersOwn: a stateless request waiting for its
+// client's answer is resumed only by the caller that started it: another
+// caller's retry with its requestState (leaked, say) is told it is
+// unknown, and gets neither the question nor a say in the answer; the
+// caller itself then resumes it. On b211c63 anyone holding the token did.
+func TestRequestStateIsTheCallersOwn(t *testing.T) {
+	g, err := New([]*config.Server{child(t, "a")}, &Options{Auth: BearerTokens([]string{"alice-token", "bob-token"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(g)
+	t.Cleanup(func() {
+		ts.CloseClientConnections()
+		ts.Close()
+		g.Close(context.Background())
+	})
+	url := ts.URL + "/mcp"
+	first := statelessCall(t, url, "alice-token", "a__sample", `"arguments":{"prompt":"alice's question"},`)
+	var round struct {
+		Result struct {
+			InputRequests map[string]jsontext.Value `json:"inputRequests"`
+			RequestState  string                     `json:"requestState"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(first), &round); err != nil || round.Result.RequestState == "" || len(round.Result.InputRequests) != 1 {
+		t.Fatalf("alice's first round: %s (%v)", first, err)
+	}
+	var key string
+	for k := range round.Result.InputRequests {
+		key = k
+	}
+	state, _ := json.Marshal(round.Result.RequestState)
+	answer := func(who string) string {
+		return `"arguments":{"prompt":"alice's question"},"requestState":` + string(state) +
+			`,"inputResponses":{"` + key + `":{"role":"assistant","model":"m","content":{"type":"text","text":"` + who + ` answers"}}},`
+	}
+	if got := statelessCall(t, url, "bob-token", "a__sample", answer("bob")); !strings.Contains(got, "unknown or expired requestState") {
+		t.Errorf("bob's retry with alice's requestState: %s", got)
+	}
+	if got := statelessCall(t, url, "alice-token", "a__sample", answer("alice")); !strings.Contains(got, "sampled: alice answers") {
+		t.Errorf("alice's retry: %s", got)
 	}
 }

@@ -111,7 +111,7 @@ func (f *front) forward(ctx context.Context, req *server.Request, l *link, uc *U
 	var p *pending
 	var err error
 	if mrtr.RequestState != "" {
-		p, err = g.pending.resume(what, mrtr.RequestState, mrtr.InputResponses)
+		p, err = g.pending.resume(ctx, what, mrtr.RequestState, mrtr.InputResponses)
 	} else {
 		p, err = g.pending.start(ctx, what, func(pctx context.Context, p *pending) (any, error) {
 			return f.invoke(pctx, pctx, req, l, uc, p, run)

@@ -26,9 +26,10 @@ import (
 // sent over its own connection: the gateway keeps that call going between
 // the client's rounds, for a bounded time.
 type pending struct {
-	set   *pendingSet
-	token string
-	kind  string
+	set    *pendingSet
+	token  string
+	kind   string
+	caller string // WithCaller's identity of the client that started it
 
 	ctx       context.Context // the upstream call's, apart from any one client request
 	cancel    context.CancelCauseFunc
@@ -76,7 +77,7 @@ func (ps *pendingSet) start(parent context.Context, kind string, run func(ctx co
 	var b [18]byte
 	rand.Read(b[:])
 	ctx, cancel := context.WithCancelCause(context.WithoutCancel(parent))
-	p := &pending{set: ps, token: "gw1." + base64.RawURLEncoding.EncodeToString(b[:]), kind: kind,
+	p := &pending{set: ps, token: "gw1." + base64.RawURLEncoding.EncodeToString(b[:]), kind: kind, caller: callerOf(parent),
 		ctx: ctx, cancel: cancel, questions: make(chan *question), done: make(chan struct{}), open: map[string]*question{}}
 	go func() {
 		p.res, p.err = run(ctx, p)
@@ -89,10 +90,15 @@ func (ps *pendingSet) start(parent context.Context, kind string, run func(ctx co
 	return p, nil
 }
 
-// resume takes the pending request a retry names, with its answers.
-func (ps *pendingSet) resume(kind, state string, answers map[string]jsontext.Value) (*pending, error) {
+// resume takes the pending request a retry names, with its answers. Only
+// the caller that started it may (ctx is the retry's): to another, a
+// requestState that leaked is unknown.
+func (ps *pendingSet) resume(ctx context.Context, kind, state string, answers map[string]jsontext.Value) (*pending, error) {
 	ps.mu.Lock()
 	p := ps.byKey[state]
+	if p != nil && p.caller != callerOf(ctx) {
+		p = nil
+	}
 	if p != nil && p.kind == kind {
 		delete(ps.byKey, state)
 		p.expiry.Stop()
