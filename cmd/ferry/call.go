@@ -149,11 +149,7 @@ func cmdCall(ctx context.Context, o *cli, argsJSON string) error {
 	}
 	o.term.clearProgress()
 	if err != nil {
-		var rpc *jsonrpc.Error
-		if errors.As(err, &rpc) {
-			return &callError{fmt.Errorf("server %q: tools/call %s: %w", srv.Name(), toolName, err)}
-		}
-		return err
+		return callFailure(srv.Name(), toolName, err)
 	}
 	shown := *res
 	if shown.Content, err = o.withSaved(res.Content); err != nil {
@@ -170,6 +166,21 @@ func cmdCall(ctx context.Context, o *cli, argsJSON string) error {
 		return &toolError{server: srv.Name(), tool: toolName, text: firstText(res.Content)}
 	}
 	return nil
+}
+
+// callFailure names the server and the tool of a tools/call that failed
+// as a task (the tool's failure, exit code 5) or that the server answered
+// with a JSON-RPC error: a protocol error (exit code 6), not the tool's.
+func callFailure(server, tool string, err error) error {
+	var ce *callError
+	var rpc *jsonrpc.Error
+	switch {
+	case errors.As(err, &ce):
+		return &callError{fmt.Errorf("server %q: tools/call %s: %w", server, tool, err)}
+	case errors.As(err, &rpc):
+		return fmt.Errorf("server %q answered tools/call %s with a protocol error: %w", server, tool, err)
+	}
+	return err
 }
 
 // printResult shows a tool's result: its content, and its structured

@@ -26,8 +26,9 @@ func (e *toolError) Error() string {
 	return msg
 }
 
-// callError is a tools/call that the server answered with a JSON-RPC
-// error (exit code 5).
+// callError is a tools/call run as a task that failed or was cancelled
+// (exit code 5): the tool's outcome, as an isError result is. A JSON-RPC
+// error answering a request is a protocol error instead (exit code 6).
 type callError struct{ err error }
 
 func (e *callError) Error() string { return e.err.Error() }
@@ -52,6 +53,7 @@ func exitCode(err error) int {
 	var ce *callError
 	var cfg *config.Error
 	var ae *authError
+	var rpc *jsonrpc.Error
 	switch {
 	case errors.As(err, &ue):
 		return exitUsage
@@ -68,13 +70,17 @@ func exitCode(err error) int {
 	case host.KindUnreachable, host.KindTimeout:
 		return exitUnreachable
 	}
-	if errors.As(err, &cfg) {
+	switch {
+	case errors.As(err, &cfg):
 		return exitUsage
+	case errors.As(err, &rpc):
+		return exitProtocol
 	}
 	return exitError
 }
 
-var codeKinds = map[int]string{exitUsage: "usage", exitError: "error", exitAuth: "auth", exitUnreachable: "unreachable", exitTool: "tool_error"}
+var codeKinds = map[int]string{exitUsage: "usage", exitError: "error", exitAuth: "auth", exitUnreachable: "unreachable",
+	exitTool: "tool_error", exitProtocol: "protocol_error"}
 
 // errorLine is the one line of JSON written on stderr for a failure in
 // JSON mode.

@@ -106,7 +106,7 @@ func TestExitCodes(t *testing.T) {
 		{&host.Error{Kind: host.KindTimeout, Err: errors.New("x")}, exitUnreachable},
 		{&toolError{}, exitTool},
 		{&callError{&jsonrpc.Error{Code: -32602}}, exitTool},
-		{&jsonrpc.Error{Code: -32601}, exitError},
+		{&jsonrpc.Error{Code: -32601}, exitProtocol},
 		{errors.Join(&host.Error{Kind: host.KindAuth, Err: errors.New("x")}, usageErrorf("y")), exitAuth},
 	}
 	for _, tt := range tests {

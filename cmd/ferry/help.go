@@ -54,7 +54,9 @@ at a terminal and remembers; scripts pass --trust-folder.
 
 const exitText = `Exit codes:
   0 ok   1 usage or configuration error   2 other error   3 authentication refused
-  4 server unreachable (failed to start, crashed, timed out)   5 tool error
+  4 server unreachable (failed to start, crashed, timed out)
+  5 tool error (the tool's result says isError, or its task failed)
+  6 protocol error (the server answered the request with a JSON-RPC error)
   130 interrupted (Ctrl-C)   143 terminated (SIGTERM)
 `
 

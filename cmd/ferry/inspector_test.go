@@ -24,7 +24,7 @@ func TestRPC(t *testing.T) {
 	}
 	code, out, errOut, _ = runBin(t, "--format", "json", "rpc", "everything", "no/such", "{}", "--", exampleServer)
 	var line errorLine
-	if code != exitError || out != "" || json.Unmarshal([]byte(errOut), &line) != nil || line.Error.RPCCode != -32601 {
+	if code != exitProtocol || out != "" || json.Unmarshal([]byte(errOut), &line) != nil || line.Error.RPCCode != -32601 || line.Error.Kind != "protocol_error" {
 		t.Errorf("no/such: exit %d %q %s", code, out, errOut)
 	}
 	if code, _, errOut, _ = runBin(t, "rpc", "tools/list", "[1]", "--", exampleServer); code != exitUsage {

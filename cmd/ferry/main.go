@@ -105,10 +105,11 @@ type env struct {
 const (
 	exitOK          = 0
 	exitUsage       = 1 // bad flags or arguments, unknown server or tool, configuration errors
-	exitError       = 2 // anything else (the server answered with an error)
+	exitError       = 2 // anything else
 	exitAuth        = 3 // the server refused the credentials (HTTP 401/403)
 	exitUnreachable = 4 // a server could not be started or reached, crashed, or timed out
-	exitTool        = 5 // the tool reported an error (isError), or the call failed
+	exitTool        = 5 // the tool reported an error (isError), or its task failed or was cancelled
+	exitProtocol    = 6 // the server answered a request with a JSON-RPC error (a protocol error)
 )
 
 // run runs the command line args; ctx cancelled means interrupted.

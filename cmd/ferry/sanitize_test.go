@@ -84,7 +84,8 @@ func TestTerminalInjection(t *testing.T) {
 // serveHostile is an MCP server on stdio, written by hand because the
 // server package refuses such names, that puts hostile in every string
 // it controls: its name, a tool's name, description and argument names,
-// results, errors, log and progress messages, and its stderr.
+// results, errors, log and progress messages, and its stderr. A call
+// with the argument "rpc" is answered with a JSON-RPC error.
 func serveHostile() {
 	os.Stderr.WriteString("starting " + hostile + "\n")
 	in := bufio.NewScanner(os.Stdin)
@@ -119,6 +120,10 @@ func serveHostile() {
 			send(map[string]any{"method": "notifications/message", "params": map[string]any{"level": "warning", "logger": "log" + hostile, "data": "message " + hostile}})
 			if tok := m.Params.Meta.ProgressToken; tok != nil {
 				send(map[string]any{"method": "notifications/progress", "params": map[string]any{"progressToken": tok, "progress": 1, "total": 2, "message": "progress " + hostile}})
+			}
+			if _, ok := m.Params.Arguments["rpc"]; ok { // a protocol error
+				send(map[string]any{"id": m.ID, "error": map[string]any{"code": -32602, "message": "refused " + hostile}})
+				continue
 			}
 			result = map[string]any{"content": []any{map[string]any{"type": "text", "text": "result " + hostile}}, "isError": len(m.Params.Arguments) > 0}
 		case "logging/setLevel", "ping":
