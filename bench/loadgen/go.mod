@@ -1,0 +1,3 @@
+module github.com/ferrymcp/ferry/bench/loadgen
+
+go 1.26.0

@@ -1,0 +1,42 @@
+// Command loadgen is the load generator of ferry's benchmark. It drives
+// any MCP server over stdio or Streamable HTTP, in the legacy era or in
+// 2026-07-28, checks every answer, and appends one JSON line per run;
+// it also renders the lines as markdown tables (report) and as an SVG
+// chart (chart), and waits for a quiet machine (quiet).
+//
+//	loadgen run -impl NAME -era legacy -stdio "CMD"
+//	loadgen run -impl NAME -era 2026-07-28 -url http://127.0.0.1:{PORT}/mcp -spawn "CMD -port {PORT}"
+//	loadgen run -impl NAME -url http://127.0.0.1:9000/mcp -server-pid 1234
+//	loadgen report [-title T] FILE.jsonl...
+//	loadgen chart -o FILE.svg FILE.jsonl...
+//	loadgen quiet [-max-wait 5s] [-below 10]
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: loadgen run|report|chart|quiet [flags]")
+		os.Exit(2)
+	}
+	var err error
+	switch args := os.Args[2:]; os.Args[1] {
+	case "run":
+		err = runCmd(args)
+	case "report":
+		err = reportCmd(args)
+	case "chart":
+		err = chartCmd(args)
+	case "quiet":
+		err = quietCmd(args)
+	default:
+		err = fmt.Errorf("unknown command %q: run, report, chart or quiet", os.Args[1])
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "loadgen:", err)
+		os.Exit(1)
+	}
+}
