@@ -213,19 +213,37 @@ func (s *Server) subscribe(sess *Session, on bool, params jsontext.Value) (any, 
 	}
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
-	if on {
-		if _, ok := sess.subs[p.URI]; !ok && len(sess.subs) >= s.opts.MaxSubscriptions {
-			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams,
-				"this session already subscribes to %d resources, the most this server allows; unsubscribe from some first", len(sess.subs))
+	_, had := sess.subs[p.URI]
+	switch {
+	case on && !had:
+		if err := s.addSubscription(sess, p.URI); err != nil {
+			return nil, err
 		}
-		if sess.subs == nil {
-			sess.subs = make(map[string]struct{})
-		}
-		sess.subs[p.URI] = struct{}{}
-	} else {
+	case !on && had:
 		delete(sess.subs, p.URI)
+		s.releaseSubscriptions(subscriptionBytes(p.URI))
 	}
 	return &protocol.EmptyResult{}, nil
+}
+
+// addSubscription subscribes the session to uri, within the bounds of a
+// session and of the server. Callers hold sess.mu.
+func (s *Server) addSubscription(sess *Session, uri string) error {
+	if len(sess.subs) >= s.opts.MaxSubscriptions {
+		return jsonrpc.NewError(jsonrpc.CodeInvalidParams,
+			"this session already subscribes to %d resources, the most this server allows; unsubscribe from some first", len(sess.subs))
+	}
+	if sess.ended {
+		return jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the session has ended")
+	}
+	if err := s.reserveSubscriptions(subscriptionBytes(uri)); err != nil {
+		return err
+	}
+	if sess.subs == nil {
+		sess.subs = make(map[string]struct{})
+	}
+	sess.subs[uri] = struct{}{}
+	return nil
 }
 
 // MaxURIBytes bounds the URI of a resource a client subscribes to,

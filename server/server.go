@@ -20,6 +20,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ferrymcp/ferry/jsonschema"
@@ -65,6 +66,14 @@ type Options struct {
 	// Beyond it the request is refused with an invalid-params error. A
 	// resource's URI may take at most [MaxURIBytes].
 	MaxSubscriptions int
+	// MaxSubscriptionBytes bounds what the subscriptions of all sessions
+	// and listen streams together keep (default 64 MiB; each resource URI
+	// or task id counts its length and 64 bytes): past it, a
+	// resources/subscribe or subscriptions/listen is refused with an
+	// internal error saying so, until other clients unsubscribe or end.
+	// MaxSubscriptions alone bounds one session, not the thousands a
+	// server may have.
+	MaxSubscriptionBytes int
 	// CompletionHandler answers completion/complete for references that
 	// have no completer of their own.
 	CompletionHandler func(ctx context.Context, req *Request, p *protocol.CompleteParams) (*protocol.CompleteResult, error)
@@ -134,7 +143,8 @@ type Server struct {
 	methods    map[string]MethodHandler // custom methods (HandleMethod)
 	closed     chan struct{}
 	closeOnce  sync.Once
-	tasks      taskManager // tool calls running as tasks
+	tasks      taskManager  // tool calls running as tasks
+	subBytes   atomic.Int64 // what all subscriptions keep (see reserveSubscriptions)
 }
 
 // New returns a server that identifies itself as impl.
@@ -154,6 +164,9 @@ func New(impl protocol.Implementation, opts *Options) *Server {
 	}
 	if s.opts.MaxSubscriptions <= 0 {
 		s.opts.MaxSubscriptions = 1024
+	}
+	if s.opts.MaxSubscriptionBytes <= 0 {
+		s.opts.MaxSubscriptionBytes = 64 << 20
 	}
 	if s.opts.RequestStateTTL <= 0 {
 		s.opts.RequestStateTTL = 10 * time.Minute

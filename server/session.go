@@ -33,6 +33,7 @@ type Session struct {
 	clientCaps  protocol.ClientCapabilities
 	logLevel    protocol.LoggingLevel
 	subs        map[string]struct{}
+	ended       bool                 // Close ran: subs are released and stay empty
 	tools       registry[*toolEntry] // the session's own (Session.AddTool)
 	hasTools    atomic.Bool          // set with the first of them
 }
@@ -48,12 +49,19 @@ func (s *Server) newSession(peer serverapi.Peer, id string) *Session {
 	return sess
 }
 
-// Close unregisters the session.
+// Close unregisters the session, and gives what its subscriptions kept
+// back to the server's budget.
 func (sess *Session) Close() {
 	sess.server.mu.Lock()
 	delete(sess.server.sessions, sess)
 	sess.server.mu.Unlock()
 	sess.closeOnce.Do(func() { close(sess.done) })
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	for uri := range sess.subs {
+		sess.server.releaseSubscriptions(subscriptionBytes(uri))
+	}
+	sess.subs, sess.ended = nil, true
 }
 
 // Done is closed when the session has ended, so that what a program keeps

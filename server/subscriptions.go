@@ -51,6 +51,11 @@ func (s *Server) listen(ctx context.Context, r *Request, params jsontext.Value) 
 	if err := s.checkListenTasks(ctx, r, &p.Notifications); err != nil {
 		return nil, err
 	}
+	kept := filterBytes(p.Notifications.ResourceSubscriptions, p.Notifications.TaskIDs)
+	if err := s.reserveSubscriptions(kept); err != nil {
+		return nil, err
+	}
+	defer s.releaseSubscriptions(kept)
 	l := &listener{id: r.ID, filter: p.Notifications, peer: r.peer, ctx: ctx}
 	s.mu.Lock()
 	s.listeners[l] = struct{}{}
