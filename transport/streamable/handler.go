@@ -41,7 +41,10 @@ type Options struct {
 	// request or an open stream (default 30 minutes; negative: never).
 	SessionIdleTimeout time.Duration
 	// MaxSessions bounds the legacy sessions open at once (default
-	// 10,000); initialize beyond it gets 503.
+	// 10,000). A full table makes room by ending idle sessions of the
+	// client with the most sessions (the authenticated caller, else the
+	// client's address, IPv6 by its /64), leaving an authenticated caller
+	// 8 of its sessions; initialize gets 503 when none can go.
 	MaxSessions int
 	// MaxBodyBytes bounds a request body (default 16 MiB); a larger body
 	// gets 413.

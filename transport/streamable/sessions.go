@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -40,6 +41,9 @@ type session struct {
 	// ready is set once the client sent notifications/initialized: a
 	// full table sheds the sessions without it first.
 	ready atomic.Bool
+	// client is who opened the session (serverapi.ClientKey): a full
+	// table sheds the sessions of the client with the most first.
+	client string
 
 	mu         sync.Mutex
 	streams    map[int64]*stream
@@ -99,7 +103,8 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 	s := &session{
 		h: h, id: newSessionID(), closed: make(chan struct{}),
 		streams: map[int64]*stream{}, byRequest: map[jsonrpc.ID]*stream{},
-		store: eventStore{limit: h.opts.EventStoreBytes},
+		store:  eventStore{limit: h.opts.EventStoreBytes},
+		client: serverapi.ClientKey(r.Context(), r.RemoteAddr),
 	}
 	s.lastActive.Store(time.Now().UnixNano())
 	if status, msg := h.admit(s); status != 0 {
@@ -117,10 +122,13 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 }
 
 // admit adds a session to the table. A full table first sheds idle
-// sessions (no request being served, no stream open): those whose client
-// never completed the handshake, then those idle longest. It answers
-// 503 only when every session is busy, so that a flood of bare
-// initialize requests cannot lock out the clients that come after it.
+// sessions (no request being served, no stream open) of the client with
+// the most sessions, the newcomer's own on a tie: those whose client
+// never completed the handshake first, then those idle longest. An
+// authenticated caller keeps callerSessionFloor of its sessions. It
+// answers 503 only when no session can go, so that neither a flood of
+// bare initialize requests nor one of complete handshakes locks out or
+// ends the sessions of the clients that come after it.
 func (h *Handler) admit(s *session) (status int, msg string) {
 	for range 3 {
 		h.mu.Lock()
@@ -133,7 +141,7 @@ func (h *Handler) admit(s *session) (status int, msg string) {
 			h.mu.Unlock()
 			return 0, ""
 		}
-		victims := h.idlest(max(1, h.opts.MaxSessions/64))
+		victims := h.idlest(s.client, max(1, h.opts.MaxSessions/64))
 		h.mu.Unlock()
 		if len(victims) == 0 {
 			break
@@ -146,16 +154,49 @@ func (h *Handler) admit(s *session) (status int, msg string) {
 	return http.StatusServiceUnavailable, "too many sessions, all of them busy"
 }
 
-// idlest returns up to n idle sessions, those that never completed the
-// handshake first, then the longest idle. Callers hold h.mu. It sorts
-// the table, but only once every n sessions admitted into a full one.
-func (h *Handler) idlest(n int) []*session {
-	var idle []*session
+// callerSessionFloor is how many of its sessions an authenticated caller
+// keeps when a full table sheds sessions.
+const callerSessionFloor = 8
+
+// idlest returns up to n idle sessions of one client to make room for a
+// session of newcomer: of the client with the most sessions that has
+// some to spare. Callers hold h.mu.
+func (h *Handler) idlest(newcomer string, n int) []*session {
+	byClient := map[string][]*session{}
 	for _, s := range h.sessions {
-		if s.active.Load() == 0 {
-			idle = append(idle, s)
+		byClient[s.client] = append(byClient[s.client], s)
+	}
+	clients := slices.SortedFunc(maps.Keys(byClient), func(a, b string) int {
+		if c := cmp.Compare(len(byClient[b]), len(byClient[a])); c != 0 {
+			return c
+		}
+		switch newcomer {
+		case a:
+			return -1
+		case b:
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	for _, c := range clients {
+		if victims := spare(byClient[c], c, n); len(victims) > 0 {
+			return victims
 		}
 	}
+	return nil
+}
+
+// spare returns up to n idle sessions of one client's, those that never
+// completed the handshake first, then the longest idle, leaving an
+// authenticated caller callerSessionFloor of them.
+func spare(sessions []*session, client string, n int) []*session {
+	if strings.HasPrefix(client, "caller:") {
+		n = min(n, len(sessions)-callerSessionFloor)
+	}
+	if n <= 0 {
+		return nil
+	}
+	idle := slices.DeleteFunc(sessions, func(s *session) bool { return s.active.Load() != 0 })
 	slices.SortFunc(idle, func(a, b *session) int {
 		if ra, rb := a.ready.Load(), b.ready.Load(); ra != rb {
 			if ra {
