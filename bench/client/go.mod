@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/ferrymcp/ferry v0.0.0
-	mcpbench/harness v0.0.0
+	github.com/ferrymcp/ferry/bench/loadgen v0.0.0
 )
 
 require (
@@ -15,5 +15,5 @@ require (
 
 replace (
 	github.com/ferrymcp/ferry => ../..
-	mcpbench/harness => ../../../shared/bench/harness
+	github.com/ferrymcp/ferry/bench/loadgen => ../loadgen
 )

@@ -1,7 +1,9 @@
-// Command client is ferry's client for the benchmark harness in
-// ../shared/bench: it connects with ferry's client library (launching the
+// Command client is ferry's client in the benchmark (bench/loadgen's
+// harness runs it): it connects with ferry's client library (launching the
 // server over stdio, or reaching it over Streamable HTTP) and calls echo.
-// All workers share one client, as an application would.
+// All workers share one client, as an application would. In the legacy
+// era the client is pinned to 2025-11-25 (initialize); in 2026-07-28 it
+// detects the era, its default.
 package main
 
 import (
@@ -17,7 +19,8 @@ import (
 	"github.com/ferrymcp/ferry/transport/stdio"
 	"github.com/ferrymcp/ferry/transport/streamable"
 
-	"mcpbench/harness"
+	"github.com/ferrymcp/ferry/bench/loadgen/harness"
+	"github.com/ferrymcp/ferry/bench/loadgen/wire"
 )
 
 type echoArgs struct {
@@ -33,7 +36,8 @@ func main() {
 }
 
 func run() int {
-	return harness.ClientMain("ferry", func(ctx context.Context, f *harness.ClientFlags) (*harness.Conn, error) {
+	return harness.ClientMain("ferry", func(f *harness.Flags, _ int) (*harness.ClientConn, error) {
+		ctx := context.Background()
 		var t client.Transport
 		var cmdStream *stdio.ClientStream
 		if f.Stdio != "" {
@@ -48,18 +52,26 @@ func run() int {
 		}
 		// The harness's per-call timeout is ferry's MaxRequestTimeout,
 		// which costs no context and no new timer per call.
-		c, err := client.Connect(ctx, t, &client.Options{
+		opts := &client.Options{
 			Info:              protocol.Implementation{Name: "bench-ferry-client", Version: "0"},
 			MaxRequestTimeout: f.CallTimeout,
-		})
+		}
+		if f.Era == "legacy" {
+			opts.ProtocolVersion = protocol.LatestLegacyVersion
+		}
+		c, err := client.Connect(ctx, t, opts)
 		if err != nil {
 			return nil, err
 		}
-		conn := &harness.Conn{Close: func() { c.Close() }, Protocol: c.ProtocolVersion()}
+		if stateless := protocol.IsStateless(c.ProtocolVersion()); stateless != (f.Era != "legacy") {
+			c.Close()
+			return nil, fmt.Errorf("asked for the %s era, negotiated %s", f.Era, c.ProtocolVersion())
+		}
+		conn := &harness.ClientConn{Close: func() { c.Close() }, Protocol: c.ProtocolVersion()}
 		if cmdStream != nil {
 			conn.ServerPID = cmdStream.Pid()
 		}
-		conn.Call = func(ctx context.Context, worker int, msg []byte) (bool, error) {
+		conn.Caller = harness.CallerFunc(func(_ int, msg []byte) error {
 			// The harness hands each call its message as bytes that stay
 			// as they are until the call returns, and an application calls
 			// with the string it has: a string(msg) here would add a
@@ -81,13 +93,10 @@ func run() int {
 				return harness.CheckEcho(r.Content[0].Text, msg)
 			})
 			if errors.Is(err, jsonrpc.ErrClosed) {
-				return false, fmt.Errorf("%w: %v", harness.ErrFatal, err)
+				return fmt.Errorf("%w: %v", wire.ErrFatal, err)
 			}
-			if err != nil {
-				return false, err
-			}
-			return true, nil
-		}
+			return err
+		})
 		return conn, nil
 	})
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/ferrymcp/ferry/bench/loadgen/wire"
 )
 
 // ClientConn is an SDK client connected to the peer server.
@@ -69,4 +71,12 @@ func ClientMain(impl string, connect func(f *Flags, maxConc int) (*ClientConn, e
 		return 1
 	}
 	return 0
+}
+
+// CheckEcho compares the text an SDK returned with the message sent.
+func CheckEcho(got string, want []byte) error {
+	if got != string(want) {
+		return fmt.Errorf("%w: got %d bytes, want %d", wire.ErrMismatch, len(got), len(want))
+	}
+	return nil
 }
