@@ -16,8 +16,8 @@
 //
 // Models come from the provider packages (agent/openai for OpenAI Chat
 // Completions and every compatible endpoint, agent/anthropic for Anthropic
-// Messages), each on its provider's official SDK, so that a program links
-// only the SDKs it uses; agent/providers picks one from a "PROVIDER/MODEL"
-// name. A program that imports only ferry's client or server gets none of
-// this: the agent is a module of its own.
+// Messages), each a small client of ferry's own, held to the official
+// SDKs by the wire tests (agent/wiretest); agent/providers picks one from
+// a "PROVIDER/MODEL" name. A program that imports only ferry's client or
+// server gets none of this: the agent is a module of its own.
 package agent

@@ -1,30 +1,40 @@
 // Package anthropic is the agent's model behind the Anthropic Messages
-// API, on Anthropic's official Go SDK.
+// API.
 //
-// Replies stream (server-sent events); the SDK's Message.Accumulate joins
-// the events, including a tool call's input, which arrives as fragments
-// of JSON (input_json_delta) that are valid only once the block ends.
+// Replies stream (server-sent events); the events are joined into the
+// message, including a tool call's input, which arrives as fragments of
+// JSON (input_json_delta) that are valid only once the block ends.
+//
+// The client is ferry's own, of the one API it uses, rather than
+// Anthropic's official Go SDK, whose generated code for all of the
+// provider's APIs weighs on the ferry command's build and binary. The
+// wire test module (agent/wiretest) holds it to the SDK's requests and
+// readings of replies.
 package anthropic
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"strings"
 
-	"github.com/anthropics/anthropic-sdk-go"
-	"github.com/anthropics/anthropic-sdk-go/option"
 	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ferrymcp/ferry/agent"
+	"github.com/ferrymcp/ferry/agent/internal/apihttp"
 )
 
 // DefaultMaxTokens bounds a reply when the request does not (the API
 // requires max_tokens).
 const DefaultMaxTokens = 4096
+
+// DefaultBaseURL is Anthropic's API.
+const DefaultBaseURL = "https://api.anthropic.com/"
+
+// apiVersion is the version of the Messages API the client speaks.
+const apiVersion = "2023-06-01"
 
 // Options configure a [Model].
 type Options struct {
@@ -32,306 +42,124 @@ type Options struct {
 	Model string
 	// APIKey is the key; empty reads ANTHROPIC_API_KEY.
 	APIKey string
-	// BaseURL is the API's host, without /v1 as the SDK takes it
-	// ("http://127.0.0.1:8080"); empty reads ANTHROPIC_BASE_URL, else
-	// Anthropic's.
+	// BaseURL is the API's host, without /v1 ("http://127.0.0.1:8080");
+	// empty reads ANTHROPIC_BASE_URL, else Anthropic's.
 	BaseURL string
 	// MaxTokens is max_tokens when the request sets none (default
 	// [DefaultMaxTokens]).
 	MaxTokens int64
-	// HTTPClient makes the requests (default: the SDK's).
+	// HTTPClient makes the requests (default: one that waits at most 10
+	// minutes for an answer to begin). Redirects to another origin are
+	// refused whatever its CheckRedirect says: the key must not go there.
 	HTTPClient *http.Client
-	// MaxRetries is how often a failed request is retried (default: the
-	// SDK's; negative: never).
+	// MaxRetries is how often a failed request is retried (default 2, as
+	// in the official SDK; negative: never).
 	MaxRetries int
 }
 
 // Model is a model behind the Messages API.
 type Model struct {
-	// messages is the Messages service alone, not a whole
-	// anthropic.Client (Beta, Models, Files, ...): what is not used is
-	// not linked.
-	messages  anthropic.MessageService
+	api       apihttp.Client
 	model     string
 	maxTokens int64
 }
 
 // New returns the model. It fails when no key is given for Anthropic's
-// own API.
+// own API, or the base URL is not an http or https URL.
 func New(o Options) (*Model, error) {
-	key := o.APIKey
-	if key == "" {
-		key = os.Getenv("ANTHROPIC_API_KEY")
+	key := cmpOr(o.APIKey, os.Getenv("ANTHROPIC_API_KEY"))
+	base := cmpOr(o.BaseURL, os.Getenv("ANTHROPIC_BASE_URL"))
+	if key == "" && (base == "" || strings.Contains(base, "api.anthropic.com")) {
+		return nil, &agent.ModelError{Provider: "anthropic", Kind: agent.ModelAuth,
+			Err: errors.New("no API key: set ANTHROPIC_API_KEY, or the key in the configuration")}
 	}
-	base := o.BaseURL
-	if base == "" {
-		base = os.Getenv("ANTHROPIC_BASE_URL")
+	endpoint, err := apihttp.Endpoint(cmpOr(base, DefaultBaseURL), "v1/messages")
+	if err != nil {
+		return nil, fmt.Errorf("anthropic: %w", err)
 	}
-	if key == "" {
-		if base == "" || strings.Contains(base, "api.anthropic.com") {
-			return nil, &agent.ModelError{Provider: "anthropic", Kind: agent.ModelAuth,
-				Err: errors.New("no API key: set ANTHROPIC_API_KEY, or the key in the configuration")}
-		}
-		key = "none" // a local server takes any key
-	}
-	opts := []option.RequestOption{option.WithAPIKey(key)}
-	if base != "" {
-		opts = append(opts, option.WithBaseURL(base))
-	}
-	if o.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(o.HTTPClient))
-	}
-	if o.MaxRetries != 0 {
-		opts = append(opts, option.WithMaxRetries(max(o.MaxRetries, 0)))
-	}
-	// As anthropic.NewClient does: the SDK's defaults (and environment) first.
-	messages := anthropic.NewMessageService(append(anthropic.DefaultClientOptions(), opts...)...)
-	m := &Model{messages: messages, model: o.Model, maxTokens: o.MaxTokens}
+	m := &Model{model: o.Model, maxTokens: o.MaxTokens, api: apihttp.Client{
+		HTTP: apihttp.HTTPClient(o.HTTPClient), URL: endpoint, MaxRetries: retries(o.MaxRetries),
+		// A local server takes any key.
+		Header: http.Header{"X-Api-Key": {cmpOr(key, "none")}, "Anthropic-Version": {apiVersion}},
+	}}
 	if m.maxTokens <= 0 {
 		m.maxTokens = DefaultMaxTokens
 	}
 	return m, nil
 }
 
+func retries(n int) int {
+	if n == 0 {
+		return apihttp.DefaultMaxRetries
+	}
+	return max(n, 0)
+}
+
+// cmpOr is the first of vs that is not empty.
+func cmpOr(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
 // Generate sends the request as a streamed message.
 func (m *Model) Generate(ctx context.Context, req *agent.Request, stream func(agent.Delta)) (*agent.Reply, error) {
-	s := m.messages.NewStreaming(ctx, m.params(req))
-	defer s.Close()
-	var msg anthropic.Message
-	for s.Next() {
-		ev := s.Current()
-		if err := msg.Accumulate(ev); err != nil {
-			return nil, &agent.ModelError{Provider: "anthropic", Err: err}
-		}
-		if stream != nil && ev.Type == "content_block_delta" && ev.Delta.Type == "text_delta" && ev.Delta.Text != "" {
-			stream(agent.Delta{Text: ev.Delta.Text})
-		}
+	body, err := json.Marshal(m.params(req))
+	if err != nil {
+		return nil, &agent.ModelError{Provider: "anthropic", Err: err}
 	}
-	if err := s.Err(); err != nil {
+	s, err := m.api.Stream(ctx, body)
+	if err != nil {
 		return nil, wrapError(ctx, err)
 	}
-	if msg.ID == "" && len(msg.Content) == 0 {
-		return nil, &agent.ModelError{Provider: "anthropic", Err: errors.New("the stream ended without a message")}
+	defer s.Close()
+	var acc accumulator
+	if err := acc.read(s, stream); err != nil {
+		return nil, wrapError(ctx, err)
 	}
-	return reply(&msg), nil
+	return acc.reply()
 }
 
-func (m *Model) params(req *agent.Request) anthropic.MessageNewParams {
-	p := anthropic.MessageNewParams{
-		Model:     anthropic.Model(m.model),
-		MaxTokens: m.maxTokens,
-		Messages:  messages(req.Messages),
-	}
-	if req.MaxTokens > 0 {
-		p.MaxTokens = req.MaxTokens
-	}
-	if req.System != "" {
-		p.System = []anthropic.TextBlockParam{{Text: req.System}}
-	}
-	for _, t := range req.Tools {
-		p.Tools = append(p.Tools, anthropic.ToolUnionParam{OfTool: toolParam(t)})
-	}
-	if len(req.Tools) > 0 {
-		switch req.ToolChoice {
-		case "required":
-			p.ToolChoice = anthropic.ToolChoiceUnionParam{OfAny: &anthropic.ToolChoiceAnyParam{}}
-		case "none":
-			p.ToolChoice = anthropic.ToolChoiceUnionParam{OfNone: &anthropic.ToolChoiceNoneParam{}}
-		case "auto":
-			p.ToolChoice = anthropic.ToolChoiceUnionParam{OfAuto: &anthropic.ToolChoiceAutoParam{}}
-		}
-	}
-	if req.Temperature != nil {
-		p.Temperature = anthropic.Float(*req.Temperature)
-	}
-	p.StopSequences = req.StopSequences
-	return p
+// apiError is the error object of an answer with an error status, and of
+// an error event.
+type apiError struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
 }
 
-// toolParam translates a tool: input_schema is an object schema whose
-// members other than properties and required go along as they are.
-func toolParam(t agent.ToolSpec) *anthropic.ToolParam {
-	var members map[string]jsontext.Value
-	json.Unmarshal(t.Schema, &members)
-	schema := anthropic.ToolInputSchemaParam{ExtraFields: map[string]any{}}
-	for k, v := range members {
-		var val any
-		if json.Unmarshal(v, &val) != nil {
-			continue
-		}
-		switch k {
-		case "type":
-		case "properties":
-			schema.Properties = val
-		case "required":
-			json.Unmarshal(v, &schema.Required)
-		default:
-			schema.ExtraFields[k] = val
-		}
+func (e *apiError) String() string {
+	if e.Type == "" {
+		return e.Message
 	}
-	if schema.Properties == nil {
-		schema.Properties = map[string]any{}
-	}
-	tp := &anthropic.ToolParam{Name: t.Name, InputSchema: schema}
-	if t.Description != "" {
-		tp.Description = anthropic.String(t.Description)
-	}
-	return tp
-}
-
-// messages translates the conversation. The API has two roles: tool
-// results go in a user message, tool_result blocks first, and messages of
-// the same role in a row are joined (a tool message followed by the
-// user's next words, after a turn that stopped early).
-func messages(msgs []agent.Message) []anthropic.MessageParam {
-	var out []anthropic.MessageParam
-	for _, msg := range msgs {
-		role := anthropic.MessageParamRoleUser
-		if msg.Role == agent.Assistant {
-			role = anthropic.MessageParamRoleAssistant
-		}
-		blocks := contentBlocks(msg.Parts)
-		if len(blocks) == 0 {
-			continue
-		}
-		if n := len(out); n > 0 && out[n-1].Role == role {
-			prev := &out[n-1]
-			if msg.Role == agent.Tool {
-				// Results first, whatever came before them.
-				prev.Content = append(blocks, prev.Content...)
-			} else {
-				prev.Content = append(prev.Content, blocks...)
-			}
-			continue
-		}
-		out = append(out, anthropic.MessageParam{Role: role, Content: blocks})
-	}
-	return out
-}
-
-func contentBlocks(parts []agent.Part) []anthropic.ContentBlockParamUnion {
-	var out []anthropic.ContentBlockParamUnion
-	for _, p := range parts {
-		switch p.Type {
-		case agent.TextPart:
-			if p.Text != "" {
-				out = append(out, anthropic.NewTextBlock(p.Text))
-			}
-		case agent.ImagePart:
-			out = append(out, anthropic.NewImageBlockBase64(p.MIMEType, base64.StdEncoding.EncodeToString(p.Data)))
-		case agent.ToolCallPart:
-			out = append(out, anthropic.NewToolUseBlock(toolID(p.Call.ID), inputObject(p.Call.Arguments), p.Call.Name))
-		case agent.ToolResultPart:
-			out = append(out, anthropic.ContentBlockParamUnion{OfToolResult: toolResult(p.Result)})
-		}
-	}
-	return out
-}
-
-// inputObject is a past call's input: its arguments when they are a JSON
-// object, else {} (the call's result tells the model what went wrong).
-func inputObject(args string) any {
-	var v map[string]any
-	if json.Unmarshal([]byte(args), &v) != nil || v == nil {
-		return map[string]any{}
-	}
-	return jsontext.Value(args)
-}
-
-func toolResult(r *agent.ToolResult) *anthropic.ToolResultBlockParam {
-	b := &anthropic.ToolResultBlockParam{ToolUseID: toolID(r.CallID)}
-	if r.IsError {
-		b.IsError = anthropic.Bool(true)
-	}
-	for _, p := range r.Content {
-		switch p.Type {
-		case agent.TextPart:
-			if p.Text != "" {
-				b.Content = append(b.Content, anthropic.ToolResultBlockParamContentUnion{OfText: &anthropic.TextBlockParam{Text: p.Text}})
-			}
-		case agent.ImagePart:
-			img := anthropic.NewImageBlockBase64(p.MIMEType, base64.StdEncoding.EncodeToString(p.Data))
-			b.Content = append(b.Content, anthropic.ToolResultBlockParamContentUnion{OfImage: img.OfImage})
-		}
-	}
-	return b
-}
-
-// toolID makes an id fit the API's pattern ^[a-zA-Z0-9_-]+$ (a
-// conversation begun with another provider may hold other ids); the same
-// id always becomes the same.
-func toolID(id string) string {
-	b := []byte(id)
-	for i, c := range b {
-		if !(c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
-			b[i] = '_'
-		}
-	}
-	if len(b) == 0 {
-		return "call"
-	}
-	return string(b)
-}
-
-func reply(msg *anthropic.Message) *agent.Reply {
-	r := &agent.Reply{Model: string(msg.Model), Stop: stopReason(string(msg.StopReason)),
-		Usage: agent.Usage{
-			InputTokens:  msg.Usage.InputTokens + msg.Usage.CacheReadInputTokens + msg.Usage.CacheCreationInputTokens,
-			OutputTokens: msg.Usage.OutputTokens,
-		}}
-	r.Message.Role = agent.Assistant
-	for _, b := range msg.Content {
-		switch b.Type {
-		case "text":
-			r.Message.Parts = append(r.Message.Parts, agent.Text(b.Text))
-		case "tool_use":
-			args := string(b.Input)
-			if strings.TrimSpace(args) == "" {
-				args = "{}"
-			}
-			r.Message.Parts = append(r.Message.Parts, agent.Part{Type: agent.ToolCallPart,
-				Call: &agent.ToolCall{ID: b.ID, Name: b.Name, Arguments: args}})
-		}
-	}
-	return r
-}
-
-// stopReason maps stop_reason to MCP's stop reasons.
-func stopReason(s string) agent.StopReason {
-	switch s {
-	case "end_turn", "pause_turn":
-		return agent.EndTurn
-	case "tool_use":
-		return agent.ToolUse
-	case "max_tokens", "model_context_window_exceeded":
-		return agent.MaxTokens
-	case "stop_sequence":
-		return agent.StopSequence
-	case "refusal":
-		return agent.Refusal
-	}
-	return agent.StopReason(s)
+	return e.Type + ": " + e.Message
 }
 
 func wrapError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
-	var apiErr *anthropic.Error
-	if errors.As(err, &apiErr) {
-		msg := apiErr.Error()
-		if raw := apiErr.RawJSON(); raw != "" {
-			var body struct {
-				Error struct {
-					Type    string `json:"type"`
-					Message string `json:"message"`
-				} `json:"error"`
-			}
-			if json.Unmarshal([]byte(raw), &body) == nil && body.Error.Message != "" {
-				msg = body.Error.Type + ": " + body.Error.Message
-			}
-		}
-		return agent.ClassifyStatus("anthropic", apiErr.StatusCode, msg)
+	var me *agent.ModelError
+	if errors.As(err, &me) {
+		return err
+	}
+	var se *apihttp.StatusError
+	if errors.As(err, &se) {
+		return agent.ClassifyStatus("anthropic", se.Status, errorMessage(se.Body))
 	}
 	return agent.ClassifyTransport("anthropic", err)
+}
+
+// errorMessage is what the provider said in an error's body ("type:
+// message"), else the start of the body when it is short text.
+func errorMessage(body []byte) string {
+	var e struct {
+		Error *apiError `json:"error"`
+	}
+	if json.Unmarshal(body, &e) == nil && e.Error != nil && e.Error.Message != "" {
+		return e.Error.String()
+	}
+	return apihttp.ShortText(body)
 }

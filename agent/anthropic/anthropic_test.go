@@ -229,3 +229,59 @@ func TestErrors(t *testing.T) {
 		t.Errorf("no key: %v", err)
 	}
 }
+
+// Streams that do not make a message are errors of the model, never a
+// reply with what came before.
+func TestMalformedStreams(t *testing.T) {
+	cases := []struct {
+		name   string
+		events []event
+		want   string
+	}{
+		{"a delta of a block never started", stream(start, event{"content_block_delta", `{"type":"content_block_delta","index":3,"delta":{"type":"text_delta","text":"x"}}`}), "content block 3 of 0"},
+		{"a block out of order", stream(start, event{"content_block_start", `{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}`}), "started content block 1 after 0"},
+		{"not JSON", stream(start, event{"content_block_start", `{"type":`}), "not JSON"},
+		{"cut short", stream(start, textBlock(0, "Let me")), "ended before the message did"},
+		{"no message", stream(ping), "ended without a message"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m, _ := serve(t, sse(tc.events...))
+			r, err := m.Generate(context.Background(), &agent.Request{Messages: []agent.Message{agent.UserMessage(agent.Text("go"))}}, nil)
+			if k, ok := agent.ModelErrorKind(err); !ok || k != agent.ModelFailed || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("reply %+v, error %v; want %q", r, err, tc.want)
+			}
+		})
+	}
+}
+
+// The usage of message_delta is the message's total: it replaces that of
+// message_start, count by count; cached input counts as input.
+func TestUsage(t *testing.T) {
+	m, _ := serve(t, sse(stream(
+		event{"message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-test","content":[],"usage":{"input_tokens":5,"cache_read_input_tokens":100,"cache_creation_input_tokens":7,"output_tokens":1}}}`},
+		textBlock(0, "hi"),
+		event{"message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"input_tokens":6,"output_tokens":9}}`},
+		stop)...))
+	r, err := m.Generate(context.Background(), &agent.Request{Messages: []agent.Message{agent.UserMessage(agent.Text("go"))}}, nil)
+	if err != nil || r.Usage != (agent.Usage{InputTokens: 6 + 100 + 7, OutputTokens: 9}) {
+		t.Errorf("usage %+v, %v", r, err)
+	}
+}
+
+// A base URL that is not an http or https URL is refused at once, in
+// words the user can act on.
+func TestBaseURL(t *testing.T) {
+	for _, base := range []string{"127.0.0.1:8080", "localhost:8080", "unix:///tmp/s"} {
+		if _, err := New(Options{Model: "m", APIKey: "k", BaseURL: base}); err == nil || !strings.Contains(err.Error(), "http or https URL") {
+			t.Errorf("%s: %v", base, err)
+		}
+	}
+	t.Setenv("ANTHROPIC_BASE_URL", "")
+	for base, want := range map[string]string{"": "https://api.anthropic.com/v1/messages", "http://127.0.0.1:8080/": "http://127.0.0.1:8080/v1/messages"} {
+		m, err := New(Options{Model: "m", APIKey: "k", BaseURL: base})
+		if err != nil || m.api.URL != want {
+			t.Errorf("%q: %v", base, err)
+		}
+	}
+}

@@ -226,3 +226,75 @@ func TestErrorsAreClassified(t *testing.T) {
 		t.Errorf("no key: %v", err)
 	}
 }
+
+// Streams that do not make a reply are errors of the model, never a
+// reply with what came before.
+func TestMalformedStreams(t *testing.T) {
+	text := head + `"choices":[{"index":0,"delta":{"role":"assistant","content":"par"},"finish_reason":null}]}`
+	cases := []struct {
+		name   string
+		answer func(w http.ResponseWriter)
+		want   string
+	}{
+		{"another completion's chunk", sse(text, `{"id":"chatcmpl-2","choices":[{"index":0,"delta":{"content":"x"}}]}`), "does not continue the reply"},
+		{"a call index out of bounds", sse(text, head+`"choices":[{"index":0,"delta":{"tool_calls":[{"index":100000,"id":"c","function":{"name":"t","arguments":"{}"}}]}}]}`), "does not continue the reply"},
+		{"not JSON", sse(text, `{"id":`), "not a chunk"},
+		{"an error in the stream", sse(text, `{"error":{"message":"The server had an error while processing your request.","type":"server_error"}}`), "The server had an error"},
+		{"cut short", func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, "data: "+text+"\n\n")
+		}, "ended before the reply did"},
+		{"no choice", sse(head + `"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":0,"total_tokens":1}}`), "no choice"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m, _ := serve(t, tc.answer)
+			r, err := m.Generate(context.Background(), &agent.Request{Messages: []agent.Message{agent.UserMessage(agent.Text("go"))}}, nil)
+			if k, ok := agent.ModelErrorKind(err); !ok || k != agent.ModelFailed || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("reply %+v, error %v; want %q", r, err, tc.want)
+			}
+		})
+	}
+}
+
+// A stream that ends without "data: [DONE]" after its choice finished
+// is a reply (some compatible servers leave [DONE] out); tool call
+// fragments without an index (as some send them) are calls of their own
+// ids.
+func TestStreamWithoutDoneOrIndexes(t *testing.T) {
+	m, _ := serve(t, func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, c := range []string{
+			head + `"choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"id":"a","type":"function","function":{"name":"t","arguments":"{\"n\":"}}]}}]}`,
+			head + `"choices":[{"index":0,"delta":{"tool_calls":[{"function":{"arguments":"1}"}}]}}]}`,
+			head + `"choices":[{"index":0,"delta":{"tool_calls":[{"id":"b","type":"function","function":{"name":"u","arguments":"{}"}}]}}]}`,
+			head + `"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`,
+		} {
+			io.WriteString(w, "data: "+c+"\n\n")
+		}
+	})
+	r, err := m.Generate(context.Background(), &agent.Request{Messages: []agent.Message{agent.UserMessage(agent.Text("go"))}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := r.Message.ToolCalls()
+	if len(got) != 2 || *got[0] != (agent.ToolCall{ID: "a", Name: "t", Arguments: `{"n":1}`}) || *got[1] != (agent.ToolCall{ID: "b", Name: "u", Arguments: `{}`}) {
+		t.Errorf("calls %v", got)
+	}
+}
+
+// A base URL that is not an http or https URL is refused at once, in
+// words the user can act on.
+func TestBaseURL(t *testing.T) {
+	for _, base := range []string{"127.0.0.1:11434/v1", "localhost:1234", "unix:///tmp/s"} {
+		if _, err := New(Options{Model: "m", APIKey: "k", BaseURL: base}); err == nil || !strings.Contains(err.Error(), "http or https URL") {
+			t.Errorf("%s: %v", base, err)
+		}
+	}
+	for _, base := range []string{"http://127.0.0.1:11434/v1", "http://127.0.0.1:11434/v1/"} {
+		m, err := New(Options{Model: "m", APIKey: "k", BaseURL: base})
+		if err != nil || m.api.URL != "http://127.0.0.1:11434/v1/chat/completions" {
+			t.Errorf("%s: %v", base, err)
+		}
+	}
+}

@@ -1,8 +1,9 @@
 // Package providers opens a model by its "PROVIDER/MODEL" name:
 // "openai/gpt-4o", "anthropic/claude-sonnet-4-5", and the OpenAI-compatible
 // endpoints by their usual names ("ollama/llama3.2" at Ollama's local
-// address, or any of them at a --base-url). It links every provider's SDK;
-// a program that wants one provider imports its package instead.
+// address, or any of them at a --base-url). It links every provider's
+// client (ferry's own, on the standard library); a program that wants one
+// provider may import its package instead.
 package providers
 
 import (
@@ -22,8 +23,9 @@ type Options struct {
 	// APIKey is the key; empty reads the provider's variable
 	// (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...).
 	APIKey string
-	// BaseURL is where the API is, as the provider's SDK takes it: ending
-	// in /v1 for OpenAI and compatible endpoints, the host for Anthropic.
+	// BaseURL is where the API is, as the provider's package takes it:
+	// ending in /v1 for OpenAI and compatible endpoints, the host for
+	// Anthropic.
 	BaseURL    string
 	HTTPClient *http.Client
 	// MaxRetries: see the provider packages.
@@ -91,8 +93,8 @@ func Open(spec string, o Options) (agent.Model, error) {
 		if !strings.HasPrefix(base, "http://127.0.0.1") && !strings.HasPrefix(base, "http://localhost") {
 			return nil, &agent.ModelError{Provider: provider, Kind: agent.ModelAuth, Err: fmt.Errorf("no API key: set %s, or the key in the configuration", c.keyVar)}
 		}
-		// Never OPENAI_API_KEY, which the SDK would read: that key is
-		// OpenAI's, not this endpoint's.
+		// Never OPENAI_API_KEY, which agent/openai would read: that key
+		// is OpenAI's, not this endpoint's.
 		key = "none"
 	}
 	return openai.New(openai.Options{Model: model, APIKey: key, BaseURL: base, HTTPClient: o.HTTPClient, MaxRetries: o.MaxRetries})
