@@ -1,67 +1,59 @@
 #!/usr/bin/env bash
-# Runs the benchmark harness of ../shared/bench (the wire-level load
-# generator and the peer servers and clients: go-sdk, mcp-go, the
-# TypeScript SDK, and `raw`, the ceiling) with ferry's echo server and
-# client beside them, and keeps the report under bench/results/ named by
-# date and machine.
+# Runs ferry's benchmark matrix from the clone alone (Go and npm fetch the
+# pinned peers): every server (ferry, the raw ceiling, go-sdk, mcp-go, the
+# TypeScript SDK) driven by bench/loadgen, and every client driving the raw
+# server, in both protocol eras (legacy: initialize and a session;
+# 2026-07-28: stateless) wherever the implementation speaks it, over stdio
+# and Streamable HTTP, with 20 B and 64 KiB messages, 1 and 16 in flight.
+# Each cell reports calls/s, p50/p99/p99.9 latency, CPU per call of both
+# sides, peak RSS and the CPU other processes used meanwhile. The report,
+# its JSON lines and an SVG chart land in bench/results/.
 #
-#   scripts/bench.sh                       the whole matrix (~6 min)
-#   ONLY='ferry' scripts/bench.sh          ferry only (see run.sh for ONLY)
-#   DURATION=1s COLD=1 scripts/bench.sh    a quicker, noisier pass
+#   scripts/bench.sh                                  the whole matrix (~8 min)
+#   DURATION=300ms WARMUP=100ms COLD=0 scripts/bench.sh   a quick, noisy pass
+#   ONLY='^servers:(raw|ferry):' scripts/bench.sh     a part (see bench/lib.sh)
 #
-# The harness folder is read-only, so it is copied to a temporary folder
-# first; its knobs (DURATION, WARMUP, COLD, ONLY, CLIENT_PEER, ...) pass
-# through.
+# Knobs: bench/lib.sh. FERRY_BENCH_COMBINED=1 runs ferry's combined binary
+# over stdio too (by default the stdio row is the echo server built with
+# -tags nohttp, as a server that only speaks stdio would be built: without
+# net/http and crypto/tls linked, about 2 MiB less resident code).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-root=$PWD
-harness=${HARNESS:-$root/../shared/bench}
-[ -d "$harness" ] || { echo "bench: no harness at $harness (set HARNESS)" >&2; exit 1; }
+. bench/lib.sh
+bench_init bench
+bench_node
 
-work=$(mktemp -d /tmp/ferry-bench.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-cp -r "$harness/." "$work/"
-chmod -R u+w "$work"
-mkdir -p "$work/bin"
+say "building loadgen, ferry's echo server and client, and the peers"
+go_build bench/loadgen . loadgen
+go_build . ./bench/echo-server ferry-server
+go_build . ./bench/echo-server ferry-server-stdio -tags nohttp
+go_build bench/client . ferry-client
+go_build bench/peers/raw ./server raw-server
+go_build bench/peers/raw ./client raw-client
+go_build bench/peers/gosdk ./server gosdk-server
+go_build bench/peers/gosdk ./client gosdk-client
+go_build bench/peers/mcpgo ./server mcpgo-server
+go_build bench/peers/mcpgo ./client mcpgo-client
+npm_peer bench/peers/ts ts
 
-echo "bench: building ferry's echo server and client" >&2
-# Static binaries (CGO_ENABLED=0), as Go servers are usually shipped: the
-# dynamic loader and libc would add about 1.5 MiB of resident memory to
-# a process that does not use them. The peers are built by their own
-# build.sh (with cgo, Go's default on this machine).
-# The stdio row runs the echo server built with -tags nohttp, as a server
-# that only speaks stdio would be built: without net/http and crypto/tls
-# linked, about 2 MiB less resident code. FERRY_BENCH_COMBINED=1 runs the
-# combined binary over stdio too, for comparison.
-CGO_ENABLED=0 go build -trimpath -o "$work/bin/ferry-server" ./bench/echo-server
-CGO_ENABLED=0 go build -trimpath -tags nohttp -o "$work/bin/ferry-server-stdio" ./bench/echo-server
-stdio_server=bin/ferry-server-stdio
-[ "${FERRY_BENCH_COMBINED:-}" = 1 ] && stdio_server=bin/ferry-server
-(cd bench/client && GOWORK=off CGO_ENABLED=0 go build -trimpath -o "$work/bin/ferry-client" .)
+ferry_stdio=bin/ferry-server-stdio
+[ "${FERRY_BENCH_COMBINED:-}" = 1 ] && ferry_stdio=bin/ferry-server
+for era in legacy 2026-07-28; do
+	stateless=false
+	[ "$era" = legacy ] || stateless=true
+	server servers raw "$era" bin/raw-server "bin/raw-server -transport http -port {PORT}"
+	server servers ferry "$era" "$ferry_stdio" "bin/ferry-server -transport http -port {PORT}"
+	server servers gosdk "$era" bin/gosdk-server "bin/gosdk-server -transport http -port {PORT} -stateless=$stateless"
+	server servers mcpgo "$era" bin/mcpgo-server "bin/mcpgo-server -transport http -port {PORT}"
+	[ "$era" != legacy ] || server servers ts "$era" "$node ts/server.mjs" "$node ts/server.mjs --transport http --port {PORT}"
+done
+for era in legacy 2026-07-28; do
+	client raw "$era" bin/raw-client
+	client ferry "$era" bin/ferry-client
+	client gosdk "$era" bin/gosdk-client
+	client mcpgo "$era" bin/mcpgo-client
+	[ "$era" != legacy ] || client ts "$era" "$node ts/client.mjs"
+done
 
-matrix="$work/matrix-ferry.conf"
-{
-	grep -v '^client' "$work/matrix.conf"
-	echo "server | ferry | - | $stdio_server | bin/ferry-server -transport http -port {PORT}"
-	grep '^client' "$work/matrix.conf"
-	echo "client | ferry | - | bin/ferry-client"
-} >"$matrix"
-
-run_id=${RUN_ID:-$(date -u +%Y%m%dT%H%M%SZ)}
-(cd "$work" && RUN_ID="$run_id" MATRIX="$matrix" ./run.sh)
-
-host=$(hostname -s 2>/dev/null || echo host)
-dest="$root/bench/results/$(date -u +%Y-%m-%d)-$host-$run_id"
-mkdir -p "$root/bench/results"
-cp "$work/results/$run_id.md" "$dest.md"
-cp "$work/results/$run_id.jsonl" "$dest.jsonl"
-{
-	echo
-	echo "## Machine"
-	echo
-	echo "- $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs)"
-	echo "- load average before the run: $(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "- $(go version)"
-	echo "- ferry commit $(git rev-parse --short HEAD)$(git diff --quiet || echo ' (with local changes)')"
-} >>"$dest.md"
-echo "bench: report in ${dest#$root/}.md" >&2
+finish "ferry benchmark: servers and clients" \
+	"The TypeScript SDK (1.32.2) speaks only the legacy era, so it has no 2026-07-28 rows. go-sdk's HTTP server is stateless in the 2026-07-28 rows, which that SDK requires for the revision."

@@ -10,6 +10,7 @@
 //	loadgen report [-title T] FILE.jsonl...
 //	loadgen chart -o FILE.svg FILE.jsonl...
 //	loadgen quiet [-max-wait 5s] [-below 10]
+//	loadgen freeport
 package main
 
 import (
@@ -19,7 +20,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: loadgen run|report|chart|quiet [flags]")
+		fmt.Fprintln(os.Stderr, "usage: loadgen run|report|chart|quiet|freeport [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -32,6 +33,11 @@ func main() {
 		err = chartCmd(args)
 	case "quiet":
 		err = quietCmd(args)
+	case "freeport":
+		var port string
+		if port, err = freePort(); err == nil {
+			fmt.Println(port)
+		}
 	default:
 		err = fmt.Errorf("unknown command %q: run, report, chart or quiet", os.Args[1])
 	}

@@ -147,6 +147,7 @@ func report(w io.Writer, rs results, ceil ceilings, goal string) {
 	}
 	openLoop(w, rs)
 	goals(w, rs, ceil, goal)
+	machineLoad(w, rs)
 	problems(w, rs)
 }
 
@@ -298,6 +299,23 @@ func goals(w io.Writer, rs results, ceil ceilings, goal string) {
 	fmt.Fprintf(w, "\n## Goal: every cell of %s at ⅔ of the ceiling or more\n\n", goal)
 	fmt.Fprint(w, "| suite | era | transport | cell | of the ceiling | ≥ ⅔ |\n|---|---|---|---|---:|---|\n")
 	fmt.Fprintln(w, strings.Join(rows, "\n"))
+}
+
+// machineLoad sums up how busy the rest of the machine was during the timed
+// parts, so a disturbed run is visible as such.
+func machineLoad(w io.Writer, rs results) {
+	var other []float64
+	for _, r := range rs {
+		for _, p := range r.Phases {
+			other = append(other, p.OtherCPUPct)
+		}
+	}
+	if len(other) == 0 {
+		return
+	}
+	slices.Sort(other)
+	fmt.Fprintf(w, "\n## Machine load\n\nCPU used by other processes during the %d timed phases (100 %% = one core): median %.0f %%, 90th percentile %.0f %%, max %.0f %%.\n",
+		len(other), other[len(other)/2], other[len(other)*9/10], other[len(other)-1])
 }
 
 func problems(w io.Writer, rs results) {

@@ -11,7 +11,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 const flags = {
-  stdio: '', url: '', era: 'legacy', peer: 'raw', suite: 'clients', out: '', 'run-id': process.env.BENCH_RUN_ID || '',
+  impl: 'ts', stdio: '', url: '', era: 'legacy', peer: 'raw', suite: 'clients', out: '', 'run-id': process.env.BENCH_RUN_ID || '',
   'server-pid': '0', warmup: '500ms', duration: '3s', 'call-timeout': '10s', conc: '1,16', payloads: 'small,large',
   'small-bytes': '20', 'large-bytes': '65536', open: '0',
 };
