@@ -6,7 +6,6 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/jsonrpc"
@@ -29,7 +28,9 @@ func ExampleMiddleware() {
 	}
 	readOnly := func(next server.MethodHandler) server.MethodHandler {
 		return func(ctx context.Context, req *server.Request) (any, error) {
-			if req.Method == protocol.MethodToolsCall && strings.Contains(string(req.Params()), `"name":"delete"`) {
+			// The name as the server decodes it: a spelling with spaces or
+			// escapes is the same tool.
+			if req.Method == protocol.MethodToolsCall && req.Name() == "delete" {
 				return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "read-only: delete is not allowed")
 			}
 			return next(ctx, req)

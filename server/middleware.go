@@ -34,6 +34,44 @@ type Middleware func(next MethodHandler) MethodHandler
 // They share the message's memory, as [Request.RawMeta] does.
 func (r *Request) Params() jsontext.Value { return r.msg.Params }
 
+// Name is what the request names, decoded as the server decodes it to
+// serve it: the tool of a tools/call, the prompt of a prompts/get, the
+// resource's URI of a resources/read, subscribe or unsubscribe. It is ""
+// for other methods, and for params that do not decode (the request then
+// fails with invalid params). Middleware that allows or refuses by name
+// decides on what would run, however the client spelled it (spaces,
+// escapes): never search the raw params for a name.
+func (r *Request) Name() string {
+	params := r.msg.Params
+	switch r.Method {
+	case protocol.MethodToolsCall:
+		p, err := r.callParams(params)
+		if err != nil {
+			return ""
+		}
+		return p.Name
+	case protocol.MethodPromptsGet:
+		var p protocol.GetPromptParams
+		if decodeParams(params, &p) != nil {
+			return ""
+		}
+		return p.Name
+	case protocol.MethodResourcesRead:
+		var p protocol.ReadResourceParams
+		if decodeParams(params, &p) != nil {
+			return ""
+		}
+		return p.URI
+	case protocol.MethodResourcesSubscribe, protocol.MethodResourcesUnsubscribe:
+		var p protocol.SubscribeParams
+		if decodeParams(params, &p) != nil {
+			return ""
+		}
+		return p.URI
+	}
+	return ""
+}
+
 // Lend is middleware's [Options.LendToolArguments] for one request it
 // answers itself: its promise that, once the result it returns has been
 // encoded, nothing it kept or started refers to the request's memory (the

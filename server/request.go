@@ -48,7 +48,10 @@ type Request struct {
 	lastProgress float64
 	mrtr         *mrtr
 	mrtrState    *mrtr          // what mrtr points to once started: allocated with a stateless request
-	toolCall     callToolParams // a tools/call's params
+	toolCall     callToolParams // a tools/call's params, once decoded (callParams)
+
+	toolCallDecoded bool
+	toolCallErr     error
 
 	// task is the task the request runs as, once it is one;
 	// pendingTask and taskStarted the one an AddTaskTool handler may

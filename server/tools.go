@@ -385,19 +385,35 @@ func decodeCallToolParams(params jsontext.Value, p *callToolParams) error {
 
 var errSlow = errors.New("server: not for the fast path")
 
-func (s *Server) callTool(ctx context.Context, r *Request, params jsontext.Value) (any, error) {
-	p := &r.toolCall // in the Request's allocation rather than one of its own
+// callParams decodes a tools/call's params once, into the Request's
+// allocation: the tool that runs is the one [Request.Name] told the
+// middleware of, however the client spelled its name.
+func (r *Request) callParams(params jsontext.Value) (*callToolParams, error) {
+	p := &r.toolCall
+	if r.toolCallDecoded {
+		return p, r.toolCallErr
+	}
+	r.toolCallDecoded = true
 	if sn := rpc.Meta(r.msg); !sn.Extra && len(sn.Name) > 0 && sn.Name[0] == '"' {
 		// The decoder found the name and the arguments already.
 		name, err := jsonrpcapi.Unquote(sn.Name)
 		if err != nil {
-			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid tool name: %v", err)
+			r.toolCallErr = jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid tool name: %v", err)
+			return p, r.toolCallErr
 		}
 		p.Name = name
 		if string(sn.Arguments) != "null" {
 			p.Arguments = sn.Arguments
 		}
-	} else if err := decodeCallToolParams(params, p); err != nil {
+	} else {
+		r.toolCallErr = decodeCallToolParams(params, p)
+	}
+	return p, r.toolCallErr
+}
+
+func (s *Server) callTool(ctx context.Context, r *Request, params jsontext.Value) (any, error) {
+	p, err := r.callParams(params)
+	if err != nil {
 		return nil, err
 	}
 	e, ok := s.lookupTool(r, p.Name)
