@@ -10,6 +10,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/ferrymcp/ferry/internal/redirect"
 	"github.com/ferrymcp/ferry/jsonrpc"
 )
 
@@ -22,7 +23,10 @@ type Transport struct {
 	// Header is sent with the upgrade request (e.g. Authorization).
 	Header http.Header
 	// Client makes the upgrade request; nil means http.DefaultClient.
-	// Its Transport's TLS settings apply to wss:// URLs.
+	// Its Transport's TLS settings apply to wss:// URLs. A redirect of
+	// the upgrade is followed only to the URL's own origin (scheme, host
+	// and port), as the Streamable HTTP and SSE transports do: Header
+	// (an API key, say) never goes to a host the server chose.
 	Client *http.Client
 	// MaxMessageBytes bounds one incoming message (default 16 MiB).
 	MaxMessageBytes int
@@ -45,7 +49,7 @@ func (t *Transport) Open(ctx context.Context) (jsonrpc.Stream, error) {
 		return nil, fmt.Errorf("websocket: %q is not a ws:// or wss:// URL", t.URL)
 	}
 	c, resp, err := websocket.Dial(ctx, t.URL, &websocket.DialOptions{
-		HTTPClient:      t.Client,
+		HTTPClient:      redirect.Client(t.Client, &redirect.Policy{Log: t.Logger}),
 		HTTPHeader:      t.Header,
 		Subprotocols:    []string{Subprotocol},
 		CompressionMode: websocket.CompressionDisabled,
