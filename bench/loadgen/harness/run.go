@@ -219,11 +219,17 @@ func openLoop(c Caller, w, n int, msg []byte, seq *atomic.Int64, t *tally, end t
 	}
 }
 
-// waitUntil sleeps until shortly before at and yields until at: the
-// runtime's timers overshoot by tens of µs, more than a fast call takes.
+// spinLast is how much of a wait waitUntil yields through instead of
+// sleeping: the runtime's timers overshoot by tens of µs, more than a fast
+// call takes. (0 in tests, whose clock moves only when all sleep.)
+var spinLast = 100 * time.Microsecond
+
+// waitUntil sleeps until shortly before at and yields until at.
 func waitUntil(at time.Time) {
-	if d := time.Until(at); d > 200*time.Microsecond {
-		time.Sleep(d - 100*time.Microsecond)
+	if d := time.Until(at); d > 2*spinLast {
+		time.Sleep(d - spinLast)
+	} else if spinLast == 0 && d > 0 {
+		time.Sleep(d)
 	}
 	for time.Now().Before(at) {
 		runtime.Gosched()
