@@ -1,8 +1,9 @@
 // Package host runs many MCP servers for one program: it starts them
 // concurrently from their configuration entries (package config),
 // applies per-server connect and request timeouts, restarts a server that
-// crashed with exponential backoff (failing calls fast while it is down),
-// and presents their tools as one list with collision-free names.
+// crashed (at once after a healthy run, with exponential backoff while it
+// keeps crashing as it starts, failing calls fast while it is down), and
+// presents their tools as one list with collision-free names.
 //
 // The ferry command stands on it, and so can a gateway or an agent.
 package host
@@ -102,7 +103,9 @@ type Backoff struct {
 	// failed attempt doubles it up to Max (default 30s).
 	Initial, Max time.Duration
 	// ResetAfter is the uptime after which a server counts as healthy
-	// again and the delay goes back to Initial (default 1m).
+	// (default 1m): one that crashes after it is restarted at once, and
+	// the delay goes back to Initial. Backoff is for a server that keeps
+	// crashing sooner, as it starts.
 	ResetAfter time.Duration
 	// MaxAttempts is how many attempts in a row may fail before the
 	// server is given up; 0 means no limit.

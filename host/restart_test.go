@@ -14,9 +14,11 @@ import (
 	"github.com/ferrymcp/ferry/transport/memory"
 )
 
-// TestRestartBackoff: a crashed server is restarted after the initial
-// delay, doubled at each crash in a row, back to the initial delay after
-// sustained uptime; calls fail fast while it is down.
+// TestRestartBackoff: a server that crashes as it starts is restarted
+// after the initial delay, doubled at each crash in a row; calls fail
+// fast while it is down. One that crashes after a healthy run (of
+// ResetAfter) is restarted at once, the delay back to the initial one
+// (TestRestartAtOnceAfterHealthyRun).
 func TestRestartBackoff(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newMemHost(t, []*config.Server{stdioEntry("a")}, &Options{Restart: Backoff{
@@ -61,14 +63,63 @@ func TestRestartBackoff(t *testing.T) {
 		crashAndCheck(2 * time.Second)
 		crashAndCheck(4 * time.Second)
 		crashAndCheck(4 * time.Second) // Max
-		time.Sleep(time.Minute)        // sustained uptime
-		crashAndCheck(time.Second)
-		if st := s.Status(); st.Restarts != 5 {
-			t.Errorf("restarts %d, want 5", st.Restarts)
+		if st := s.Status(); st.Restarts != 4 {
+			t.Errorf("restarts %d, want 4", st.Restarts)
 		}
 		res, err := s.CallTool(t.Context(), &protocol.CallToolParams{Name: "echo", Arguments: []byte(`{"message":"back"}`)})
 		if err != nil || res.Content[0].Text != "a: back" {
 			t.Errorf("after restarts: %v %+v", err, res)
+		}
+	})
+}
+
+// TestRestartAtOnceAfterHealthyRun: a crash that ends a run of
+// ResetAfter (a tool that made the server exit) restarts it at once
+// a call that comes meanwhile waits for it rather than failing; a crash
+// right after that restart waits the initial delay, not more. On
+// b211c63 the server stayed down for the doubled delay (4 s here, 30 s
+// by default) and the call failed at once.
+func TestRestartAtOnceAfterHealthyRun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newMemHost(t, []*config.Server{stdioEntry("a")}, &Options{Restart: Backoff{
+			Initial: time.Second, Max: 4 * time.Second, ResetAfter: 10 * time.Second}})
+		if err := h.Start(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		s, _ := h.Server("a")
+		for range 3 { // crashes as it starts: the delay grows to 4 s
+			h.crash("a")
+			synctest.Wait()
+			time.Sleep(5 * time.Second)
+			synctest.Wait()
+		}
+		time.Sleep(10 * time.Second) // a healthy run
+		h.crash("a")
+		start := time.Now()
+		for range 10 {
+			synctest.Wait()
+			if st := s.Status(); st.State == Ready && st.Restarts == 4 {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		if st := s.Status(); st.State != Ready || st.Restarts != 4 {
+			t.Fatalf("%v after a crash that ended a healthy run: %v, %d restarts, want ready after 4", time.Since(start), st.State, st.Restarts)
+		}
+		res, err := s.CallTool(t.Context(), &protocol.CallToolParams{Name: "echo", Arguments: []byte(`{"message":"back"}`)})
+		if err != nil || res.Content[0].Text != "a: back" {
+			t.Errorf("a call after the restart: %v %+v", err, res)
+		}
+		h.crash("a") // right after the restart: backoff, from the initial delay
+		for range 10 {
+			synctest.Wait()
+			if s.Status().State != Ready {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		if st := s.Status(); st.State != Down || time.Until(st.RetryAt) != time.Second {
+			t.Errorf("a crash as it starts: %v, restart in %v, want down for 1s", st.State, time.Until(st.RetryAt))
 		}
 	})
 }

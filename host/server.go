@@ -202,8 +202,9 @@ func (s *Server) waitStarted(ctx context.Context) error {
 }
 
 // Client returns the server's client. A server that is starting is
-// waited for (within ctx); one that is down fails at once with an
-// *[Error] saying why and when it restarts.
+// waited for (within ctx), as is one whose connection just ended (until
+// that is recorded); one that is down fails at once with an *[Error]
+// saying why and when it restarts.
 func (s *Server) Client(ctx context.Context) (*client.Client, error) {
 	for {
 		s.mu.Lock()
@@ -212,7 +213,9 @@ func (s *Server) Client(ctx context.Context) (*client.Client, error) {
 		s.mu.Unlock()
 		switch st {
 		case Ready:
-			return c, nil
+			if !connEnded(c) {
+				return c, nil
+			}
 		case Starting:
 		default:
 			return nil, err
@@ -225,13 +228,25 @@ func (s *Server) Client(ctx context.Context) (*client.Client, error) {
 	}
 }
 
+// connEnded reports whether c's connection has ended.
+func connEnded(c *client.Client) bool {
+	select {
+	case <-c.Done():
+		return true
+	default:
+		return false
+	}
+}
+
 // run is the server's life: start, serve until the connection ends,
-// restart with backoff, until the host closes.
+// restart (at once after a run of ResetAfter, else with backoff), until
+// the host closes.
 func (s *Server) run() {
 	b := s.h.opts.Restart
 	delay := b.Initial
 	failures := 0
 	for {
+		healthy := false // the run that ended lasted ResetAfter
 		start := time.Now()
 		c, cs, err := s.connect()
 		if err == nil {
@@ -248,7 +263,8 @@ func (s *Server) run() {
 			}
 			err = s.ended(c, cs)
 			c.Close()
-			if time.Since(readyAt) >= b.ResetAfter {
+			healthy = time.Since(readyAt) >= b.ResetAfter
+			if healthy {
 				delay, failures = b.Initial, 0
 			}
 		}
@@ -267,28 +283,45 @@ func (s *Server) run() {
 			s.h.log.Warn("server failed", "server", s.cfg.Name, "error", he)
 			return
 		}
-		down := *he
-		down.RetryAt = time.Now().Add(delay)
+		switch {
+		case healthy:
+			// A crash after a healthy run (a tool that made it exit, say)
+			// restarts it at once: backoff is for a server that keeps
+			// crashing as it starts.
+			s.h.log.Warn("server crashed", "server", s.cfg.Name, "error", he)
+		case !s.backOff(he, delay):
+			return
+		default:
+			delay = min(2*delay, b.Max)
+		}
 		s.mu.Lock()
 		s.c, s.cs = nil, nil
-		s.setState(Down, &down)
-		s.status.RetryAt = down.RetryAt
-		s.mu.Unlock()
-		s.h.log.Warn("server down", "server", s.cfg.Name, "error", he, "restart_in", delay)
-		t := time.NewTimer(delay)
-		select {
-		case <-t.C:
-		case <-s.h.closing:
-			t.Stop()
-			s.stop()
-			return
-		}
-		delay = min(2*delay, b.Max)
-		s.mu.Lock()
 		s.status.Restarts++
 		s.setState(Starting, nil)
 		s.mu.Unlock()
 		s.h.log.Info("restarting server", "server", s.cfg.Name, "restarts", s.Status().Restarts)
+	}
+}
+
+// backOff marks the server down for delay, then returns true; false
+// when the host closes meanwhile (the server is then stopped).
+func (s *Server) backOff(he *Error, delay time.Duration) bool {
+	down := *he
+	down.RetryAt = time.Now().Add(delay)
+	s.mu.Lock()
+	s.c, s.cs = nil, nil
+	s.setState(Down, &down)
+	s.status.RetryAt = down.RetryAt
+	s.mu.Unlock()
+	s.h.log.Warn("server down", "server", s.cfg.Name, "error", he, "restart_in", delay)
+	t := time.NewTimer(delay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-s.h.closing:
+		s.stop()
+		return false
 	}
 }
 
