@@ -18,11 +18,13 @@ import (
 	"context"
 	"crypto/rand"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/jsonschema"
 	"github.com/ferrymcp/ferry/protocol"
 )
@@ -100,9 +102,26 @@ type Options struct {
 	// handler that breaks the promise sees a string it kept change under
 	// it.
 	LendToolArguments bool
-	// Middleware wraps the serving of every request, the first element
-	// outermost (see [Middleware]).
-	Middleware []Middleware
+	// Receiving wraps the serving of every request and notification of
+	// a client, the first element outermost: it sees each once its era
+	// and session are settled (a legacy session's initialize and ping
+	// included), may answer it itself, or call next and look at or
+	// replace the result. [RequestOf] gives it the [Request] a handler
+	// sees. The context carries the values of the HTTP request that
+	// carried the message, in both eras (see [Request.Header]): an
+	// authorization middleware finds there what the HTTP layer
+	// validated.
+	//
+	// Sending wraps every request the server puts to a client
+	// (elicitation/create, sampling/createMessage, roots/list: see
+	// [Request.AskAll]), the first element outermost. In a legacy session
+	// next sends it and returns the client's answer; to a stateless
+	// client, next returns the answer its retried request carries, or
+	// [ErrInputRequired] when it has none yet (the question then goes out
+	// in the input_required result).
+	//
+	// A server without middleware pays nothing for it.
+	Receiving, Sending []intercept.Middleware
 	// Capabilities, when set, are advertised in addition to those the
 	// server derives from what is registered (e.g. to announce tools
 	// before any is added, or experimental capabilities).
@@ -139,12 +158,14 @@ type Server struct {
 	listeners  map[*listener]struct{}
 	completers map[completerKey]Completer
 	metas      metaCache
-	chain      MethodHandler            // the middleware around method; nil without any
+	receiving  intercept.Handler        // Options.Receiving around method; nil without any
+	sending    intercept.Handler        // Options.Sending around a question's way out; nil without any
 	methods    map[string]MethodHandler // custom methods (HandleMethod)
 	closed     chan struct{}
 	closeOnce  sync.Once
-	tasks      taskManager  // tool calls running as tasks
-	subBytes   atomic.Int64 // what all subscriptions keep (see reserveSubscriptions)
+	tasks      taskManager    // tool calls running as tasks
+	subBytes   atomic.Int64   // what all subscriptions keep (see reserveSubscriptions)
+	extensions map[string]any // declared with DeclareExtension
 }
 
 // New returns a server that identifies itself as impl.
@@ -181,7 +202,7 @@ func New(impl protocol.Implementation, opts *Options) *Server {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	s.metaInfo = protocol.Meta{protocol.MetaServerInfo: impl}
-	s.buildChain()
+	s.buildChains()
 	return s
 }
 
@@ -207,6 +228,9 @@ func (s *Server) capabilities() protocol.ServerCapabilities {
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	if len(s.extensions) > 0 {
+		c.Extensions = mergeExtensions(c.Extensions, s.extensions)
+	}
 	if s.tools.len() > 0 && c.Tools == nil {
 		c.Tools = &protocol.ToolsCapability{ListChanged: true}
 	}
@@ -223,6 +247,33 @@ func (s *Server) capabilities() protocol.ServerCapabilities {
 		c.Logging = &protocol.LoggingCapability{}
 	}
 	return c
+}
+
+// DeclareExtension advertises an extension (such as
+// "io.modelcontextprotocol/skills") with its settings object, in the
+// capabilities of both eras: a package that serves an extension's methods
+// with [Server.HandleMethod] declares it here. A nil settings is declared
+// as the empty object ("support with no settings"). Declaring a name again
+// replaces its settings.
+func (s *Server) DeclareExtension(name string, settings map[string]any) {
+	if settings == nil {
+		settings = map[string]any{}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.extensions == nil {
+		s.extensions = make(map[string]any)
+	}
+	s.extensions[name] = settings
+}
+
+// mergeExtensions returns a new map with the extensions of both, those of
+// declared winning: the options' map is never modified.
+func mergeExtensions(opts, declared map[string]any) map[string]any {
+	out := make(map[string]any, len(opts)+len(declared))
+	maps.Copy(out, opts)
+	maps.Copy(out, declared)
+	return out
 }
 
 func (s *Server) hasCompleters() bool {

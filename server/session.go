@@ -162,8 +162,12 @@ func (s *Server) capabilitiesFor(v string) protocol.ServerCapabilities {
 	if !protocol.AtLeast(v, protocol.Version20251125) || protocol.IsStateless(v) {
 		c.Tasks = nil
 	}
-	if !protocol.IsStateless(v) {
-		c.Extensions = nil
+	if !protocol.IsStateless(v) && c.Extensions[protocol.ExtensionTasks] != nil {
+		// A legacy session has the tasks capability instead; other
+		// extensions (skills) are declared in both eras, as clients of
+		// 2025-11-25 read capabilities.extensions too.
+		c.Extensions = mergeExtensions(c.Extensions, nil)
+		delete(c.Extensions, protocol.ExtensionTasks)
 	}
 	s.taskCapabilities(&c, v)
 	return c
