@@ -14,7 +14,7 @@ import (
 type messagesRequest struct {
 	Model         string         `json:"model"`
 	MaxTokens     int64          `json:"max_tokens"`
-	Messages      []messageParam `json:"messages"`
+	Messages      []messageParam `json:"messages,omitzero"`
 	System        []block        `json:"system,omitempty"`
 	Tools         []toolParam    `json:"tools,omitempty"`
 	ToolChoice    *toolChoice    `json:"tool_choice,omitzero"`
