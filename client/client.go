@@ -21,6 +21,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 	"github.com/ferrymcp/ferry/internal/mcpheader"
 	"github.com/ferrymcp/ferry/jsonrpc"
@@ -97,9 +98,21 @@ type Options struct {
 	Logger *slog.Logger
 	// MaxInFlight bounds the server-to-client requests handled at once.
 	MaxInFlight int
-	// Middleware wraps every request the client sends, the first element
-	// outermost (see [Middleware]).
-	Middleware []Middleware
+	// Sending wraps every request the client sends, the first element
+	// outermost: the handshake's server/discover or initialize included,
+	// and each round of a multi round-trip request. It may answer a
+	// request itself, or call next and look at or replace the result
+	// (next returns the result's raw JSON). It runs on the caller's
+	// goroutine.
+	//
+	// Receiving wraps the answering of every request the server puts to
+	// the client (sampling, elicitation, roots; a legacy server's ping),
+	// the first element outermost, in both eras: a legacy server's
+	// server-to-client requests and a stateless server's input requests
+	// alike. Next answers with the callbacks above.
+	//
+	// A client without middleware pays nothing for it.
+	Sending, Receiving []intercept.Middleware
 }
 
 // Client is a connection to one MCP server. Its methods are safe for
@@ -137,8 +150,9 @@ type Client struct {
 	// recycler is the stream, when it takes back the memory of answers
 	// (CallBorrowed).
 	recycler jsonrpc.Recycler
-	// chain is the middleware around the connection; nil without any.
-	chain Sender
+	// sending is Options.Sending around the connection, receiving
+	// Options.Receiving around the callbacks; nil without any.
+	sending, receiving intercept.Handler
 	// maxBound bounds a call by MaxRequestTimeout (see send): made once,
 	// as the options are only read and their error is made when the time
 	// passes, rather than an allocation a call. Nil without the bound.
@@ -170,7 +184,7 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 	c.logLevel.Store(&lvl)
 	c.caps = c.capabilities()
 	c.capsJSON, _ = json.Marshal(&c.caps)
-	c.buildChain()
+	c.buildChains()
 	if max := c.opts.MaxRequestTimeout; max > 0 {
 		c.maxBound = &jsonrpcapi.CallOptions{Timeout: max, TimeoutErr: timeoutError}
 	}

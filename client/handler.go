@@ -17,10 +17,7 @@ type handler struct{ c *Client }
 func (h *handler) Handle(ctx context.Context, m *jsonrpc.Message) (any, error) {
 	c := h.c
 	if m.IsRequest() {
-		if m.Method == protocol.MethodPing {
-			return &protocol.EmptyResult{}, nil
-		}
-		return c.answer(ctx, m.Method, m.Params)
+		return c.answerRequest(ctx, m.ID, m.Method, m.Params)
 	}
 	switch m.Method {
 	case protocol.NotificationProgress:

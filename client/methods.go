@@ -139,7 +139,7 @@ func (c *Client) answerAll(ctx context.Context, reqs map[string]protocol.InputRe
 	}
 	out := make(map[string]jsontext.Value, len(reqs))
 	for key, r := range reqs {
-		res, err := c.answer(ctx, r.Method, r.Params)
+		res, err := c.answerRequest(ctx, jsonrpc.ID{}, r.Method, r.Params)
 		if err != nil {
 			return nil, fmt.Errorf("answering %s (%s): %w", key, r.Method, err)
 		}
@@ -156,6 +156,8 @@ func (c *Client) answerAll(ctx context.Context, reqs map[string]protocol.InputRe
 // it came in.
 func (c *Client) answer(ctx context.Context, method string, params jsontext.Value) (any, error) {
 	switch method {
+	case protocol.MethodPing:
+		return &protocol.EmptyResult{}, nil
 	case protocol.MethodCreateMessage:
 		if c.opts.Sampling == nil {
 			return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "this client does not offer sampling")

@@ -7,55 +7,169 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/ferrymcp/ferry/intercept"
+	"github.com/ferrymcp/ferry/internal/interceptapi"
 	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
+	"github.com/ferrymcp/ferry/protocol"
 )
 
-// A Sender sends one request to the server and returns its answer: the
-// response message, and for an error answer its *[jsonrpc.Error] as the
-// error too. params is a value that encodes to the request's params
-// (json.Marshal it to read them; it is nil when there are none).
-type Sender func(ctx context.Context, method string, params any) (*jsonrpc.Message, error)
+// icp is what package intercept gives the sides of a connection.
+var icp = interceptapi.Get[*intercept.Request]()
 
-// Middleware wraps the requests a client sends, as net/http's middleware
-// wraps an http.RoundTripper or a Handler: it sees every request (the
-// handshake's server/discover or initialize included, and each round of
-// a multi round-trip request), with its method and params, and may
-// answer it itself or call next, with a context of its own. It runs on
-// the caller's goroutine.
-//
-// A client without middleware pays nothing for it.
-type Middleware func(next Sender) Sender
-
-// callOptionsKey carries a request's options past the middleware to the
-// connection (with middleware only).
-type callOptionsKey struct{}
-
-// buildChain composes the middleware of the options around the
-// connection.
-func (c *Client) buildChain() {
-	if len(c.opts.Middleware) == 0 {
-		return
+// buildChains composes the middleware of the options around what they
+// wrap; a chain without middleware stays nil, and costs nothing.
+func (c *Client) buildChains() {
+	if mw := c.opts.Sending; len(mw) > 0 {
+		c.sending = intercept.Chain(c.sendIntercepted, mw...)
 	}
-	h := Sender(func(ctx context.Context, method string, params any) (*jsonrpc.Message, error) {
-		o, _ := ctx.Value(callOptionsKey{}).(*jsonrpcapi.CallOptions)
-		return c.deliver(ctx, method, params, o)
-	})
-	for i := len(c.opts.Middleware) - 1; i >= 0; i-- {
-		h = c.opts.Middleware[i](h)
+	if mw := c.opts.Receiving; len(mw) > 0 {
+		c.receiving = intercept.Chain(c.answerIntercepted, mw...)
 	}
-	c.chain = h
 }
 
-// request sends one request through the middleware.
+// sent is a request the client sends, as the source of the
+// intercept.Request its sending middleware sees (in one allocation).
+type sent struct {
+	ir   intercept.Request
+	opts *jsonrpcapi.CallOptions // the call's bounds, for the connection
+	msg  *jsonrpc.Message        // the answer, once the connection has it
+}
+
+// request sends one request through the sending middleware.
 func (c *Client) request(ctx context.Context, method string, params any, o *jsonrpcapi.CallOptions) (*jsonrpc.Message, error) {
-	if c.chain == nil {
+	if c.sending == nil {
 		return c.deliver(ctx, method, params, o)
 	}
-	if o != nil {
-		ctx = context.WithValue(ctx, callOptionsKey{}, o)
+	s := &sent{opts: o}
+	s.ir = intercept.Request{Method: method, ProtocolVersion: c.version, Stateless: c.stateless, Params: params}
+	icp.Attach(&s.ir, s)
+	res, err := c.sending(ctx, &s.ir)
+	if err != nil {
+		return nil, err
 	}
-	return c.chain(ctx, method, params)
+	return s.message(res.Value)
+}
+
+// message is the answer whose result is v: the connection's own message
+// when v is its result untouched (what the decoder found in it stays
+// known), else a message made for v.
+func (s *sent) message(v any) (*jsonrpc.Message, error) {
+	raw, isRaw := v.(jsontext.Value)
+	if isRaw && s.msg != nil && sameBytes(raw, s.msg.Result) {
+		return s.msg, nil
+	}
+	if !isRaw {
+		var err error
+		if raw, err = json.Marshal(v); err != nil {
+			return nil, fmt.Errorf("client: encoding the result middleware gave for %s: %w", s.ir.Method, err)
+		}
+	}
+	return &jsonrpc.Message{Result: raw}, nil
+}
+
+// sameBytes reports whether a and b are the same bytes in memory.
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// sendIntercepted is the innermost handler of the sending middleware: it
+// sends req as middleware left it.
+func (c *Client) sendIntercepted(ctx context.Context, req *intercept.Request) (intercept.Result, error) {
+	s, _ := icp.SourceOf(req).(*sent) // nil for a request middleware made
+	var o *jsonrpcapi.CallOptions
+	if s != nil {
+		o = s.opts
+	}
+	m, err := c.deliver(ctx, req.Method, req.Params, o)
+	if err != nil {
+		return intercept.Result{}, err
+	}
+	if s != nil {
+		s.msg = m
+	}
+	res := intercept.Result{Value: jsontext.Value(m.Result)}
+	if req.Method == protocol.MethodToolsCall {
+		v, ok, _ := jsonrpcapi.Member(m.Result, "isError")
+		res.IsError = ok && string(v) == "true"
+	}
+	return res, nil
+}
+
+// What middleware asks of a request the client sends, read from its
+// params when asked.
+func (s *sent) Name() string {
+	switch p := s.ir.Params.(type) {
+	case *callToolWire:
+		return p.Name
+	case *metaParams:
+		return rawMember(p.Rest, nameMember(s.ir.Method))
+	case jsontext.Value:
+		return rawMember(p, nameMember(s.ir.Method))
+	}
+	return ""
+}
+
+func (s *sent) Arguments() jsontext.Value {
+	p, ok := s.ir.Params.(*callToolWire)
+	if !ok || p.Arguments == nil {
+		return nil
+	}
+	switch a := p.Arguments.(type) {
+	case jsontext.Value:
+		return a
+	case stableArgs:
+		return jsontext.Value(a)
+	}
+	raw, err := json.Marshal(p.Arguments)
+	if err != nil {
+		return nil
+	}
+	return raw
+}
+
+func (s *sent) ProgressToken() jsontext.Value {
+	var meta wireMeta
+	switch p := s.ir.Params.(type) {
+	case *callToolWire:
+		meta = p.Meta
+	case *metaParams:
+		meta = p.Meta
+	}
+	if meta.token == 0 {
+		return nil
+	}
+	return jsontext.Value(fmt.Sprint(meta.token))
+}
+
+func (s *sent) Caller() string { return "" }
+
+// nameMember is the params member that names what a method is about.
+func nameMember(method string) string {
+	switch method {
+	case protocol.MethodToolsCall, protocol.MethodPromptsGet:
+		return "name"
+	case protocol.MethodResourcesRead, protocol.MethodResourcesSubscribe, protocol.MethodResourcesUnsubscribe:
+		return "uri"
+	}
+	return ""
+}
+
+// rawMember returns the string member name of the object raw, "" when
+// there is none.
+func rawMember(raw jsontext.Value, name string) string {
+	if name == "" {
+		return ""
+	}
+	v, ok, err := jsonrpcapi.Member(raw, name)
+	if err != nil || !ok {
+		return ""
+	}
+	s, err := jsonrpcapi.Unquote(v)
+	if err != nil {
+		return ""
+	}
+	return s
 }
 
 // deliver sends one request over the connection.
@@ -64,6 +178,41 @@ func (c *Client) deliver(ctx context.Context, method string, params any, o *json
 		return c.conn.Call(ctx, method, params)
 	}
 	return rpc.Call(c.conn, ctx, method, params, o)
+}
+
+// answerRequest answers a request of the server, through the receiving
+// middleware: a legacy server-to-client request (id is its id) or a
+// stateless server's input request (id is not valid).
+func (c *Client) answerRequest(ctx context.Context, id jsonrpc.ID, method string, params jsontext.Value) (any, error) {
+	if c.receiving == nil {
+		return c.answer(ctx, method, params)
+	}
+	req := &intercept.Request{Method: method, ID: id, ProtocolVersion: c.version, Stateless: c.stateless}
+	if params != nil {
+		req.Params = params
+	}
+	res, err := c.receiving(ctx, req)
+	return res.Value, err
+}
+
+// answerIntercepted is the innermost handler of the receiving
+// middleware: it answers req, with the params middleware left, with the
+// client's callbacks.
+func (c *Client) answerIntercepted(ctx context.Context, req *intercept.Request) (intercept.Result, error) {
+	var params jsontext.Value
+	switch p := req.Params.(type) {
+	case nil:
+	case jsontext.Value:
+		params = p
+	default:
+		raw, err := json.Marshal(p)
+		if err != nil {
+			return intercept.Result{}, fmt.Errorf("client: encoding the params middleware gave for %s: %w", req.Method, err)
+		}
+		params = raw
+	}
+	v, err := c.answer(ctx, req.Method, params)
+	return intercept.Result{Value: v}, err
 }
 
 // callResult is request followed by decoding the result into out.

@@ -12,6 +12,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ferrymcp/ferry/client"
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
@@ -80,29 +81,26 @@ func TestClientMiddleware(t *testing.T) {
 		t.Run(tc.version, func(t *testing.T) {
 			var mu sync.Mutex
 			var seen []string
-			record := func(tag string) client.Middleware {
-				return func(next client.Sender) client.Sender {
-					return func(ctx context.Context, method string, params any) (*jsonrpc.Message, error) {
+			record := func(tag string) intercept.Middleware {
+				return func(next intercept.Handler) intercept.Handler {
+					return func(ctx context.Context, req *intercept.Request) (intercept.Result, error) {
 						mu.Lock()
-						seen = append(seen, tag+" "+method)
+						seen = append(seen, tag+" "+req.Method)
 						mu.Unlock()
-						return next(ctx, method, params)
+						return next(ctx, req)
 					}
 				}
 			}
-			cache := func(next client.Sender) client.Sender {
-				return func(ctx context.Context, method string, params any) (*jsonrpc.Message, error) {
-					if method == protocol.MethodToolsCall {
-						raw, err := json.Marshal(params)
-						if err == nil && strings.Contains(string(raw), `"name":"cached"`) {
-							return &jsonrpc.Message{Result: jsontext.Value(`{"content":[{"type":"text","text":"from the cache"}]}`)}, nil
-						}
+			cache := func(next intercept.Handler) intercept.Handler {
+				return func(ctx context.Context, req *intercept.Request) (intercept.Result, error) {
+					if req.Method == protocol.MethodToolsCall && req.Name() == "cached" {
+						return intercept.Result{Value: jsontext.Value(`{"content":[{"type":"text","text":"from the cache"}]}`)}, nil
 					}
-					return next(ctx, method, params)
+					return next(ctx, req)
 				}
 			}
 			c := pipeClient(t, customServer(), &client.Options{ProtocolVersion: tc.version,
-				Middleware: []client.Middleware{record("outer"), cache, record("inner")}})
+				Sending: []intercept.Middleware{record("outer"), cache, record("inner")}})
 			res, err := c.Call(t.Context(), "echo", map[string]string{"message": "hi"})
 			if err != nil || res.Content[0].Text != "hi" {
 				t.Fatalf("echo: %+v %v", res, err)

@@ -18,6 +18,7 @@ import (
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/config"
 	"github.com/ferrymcp/ferry/host"
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/internal/rawresult"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/observe"
@@ -65,7 +66,7 @@ func benchToolsCall(b *testing.B, upstream, exe string, conc, size int, observed
 		if err != nil {
 			b.Fatal(err)
 		}
-		opts.Middleware = []server.Middleware{obs.Middleware("gateway")}
+		opts.Middleware = []intercept.Middleware{obs.Middleware("gateway")}
 		opts.Upstream = func(ctx context.Context, uc *UpstreamCall, next func(context.Context) error) error {
 			_, err := obs.Call(ctx, &observe.Outgoing{Server: uc.Server, Method: uc.Method, Name: uc.Name, Meta: &uc.Meta},
 				func(ctx context.Context) (any, error) { err := next(ctx); return uc.Result, err })
@@ -139,7 +140,8 @@ func processCPU() int64 {
 func BenchmarkToolCallParams(b *testing.B) {
 	for _, size := range []int{20, 64 << 10} {
 		b.Run(sizeName(size), func(b *testing.B) {
-			onToolCall(b, size, func(req *server.Request) {
+			onToolCall(b, size, func(ir *intercept.Request) {
+				req := server.RequestOf(ir)
 				b.ReportAllocs()
 				for b.Loop() {
 					if _, err := toolCall(req); err != nil {
@@ -178,11 +180,12 @@ func benchmarkObserved(b *testing.B, result func(context.Context, jsontext.Value
 	for _, size := range []int{20, 64 << 10} {
 		b.Run(sizeName(size), func(b *testing.B) {
 			raw := jsontext.Value(`{"content":[{"type":"text","text":"` + strings.Repeat("x", size) + `"}]}`)
-			h := obs.Middleware("gateway")(func(ctx context.Context, req *server.Request) (any, error) {
-				return obs.Call(ctx, &observe.Outgoing{Server: "a", Method: req.Method, Name: "echo"},
+			h := obs.Middleware("gateway")(func(ctx context.Context, req *intercept.Request) (intercept.Result, error) {
+				v, err := obs.Call(ctx, &observe.Outgoing{Server: "a", Method: req.Method, Name: "echo"},
 					func(ctx context.Context) (any, error) { return result(ctx, raw), nil })
+				return intercept.Result{Value: v}, err
 			})
-			onToolCall(b, size, func(req *server.Request) {
+			onToolCall(b, size, func(req *intercept.Request) {
 				ctx := context.Background()
 				b.ReportAllocs()
 				for b.Loop() {
@@ -216,11 +219,11 @@ func sizeName(size int) string {
 // onToolCall runs f in the middleware of a server that a client calls
 // the tool echo of, with a message of size bytes, over an in-memory pipe:
 // f gets the request as the server decoded it.
-func onToolCall(b *testing.B, size int, f func(req *server.Request)) {
+func onToolCall(b *testing.B, size int, f func(req *intercept.Request)) {
 	b.Helper()
 	ran := false
-	mw := func(next server.MethodHandler) server.MethodHandler {
-		return func(ctx context.Context, req *server.Request) (any, error) {
+	mw := func(next intercept.Handler) intercept.Handler {
+		return func(ctx context.Context, req *intercept.Request) (intercept.Result, error) {
 			if req.Method == protocol.MethodToolsCall && !ran {
 				ran = true
 				f(req)

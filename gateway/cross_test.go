@@ -18,9 +18,9 @@ import (
 
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/config"
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
-	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/transport/stdio"
 	"github.com/ferrymcp/ferry/transport/streamable"
 )
@@ -60,10 +60,10 @@ func init() {
 	if name == "" {
 		return
 	}
-	refuseDiscover := func(next server.MethodHandler) server.MethodHandler {
-		return func(ctx context.Context, req *server.Request) (any, error) {
+	refuseDiscover := func(next intercept.Handler) intercept.Handler {
+		return func(ctx context.Context, req *intercept.Request) (intercept.Result, error) {
 			if req.Method == protocol.MethodDiscover {
-				return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "method not found: %s", req.Method)
+				return intercept.Result{}, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "method not found: %s", req.Method)
 			}
 			return next(ctx, req)
 		}
@@ -311,7 +311,7 @@ func TestRequestStateIsTheCallersOwn(t *testing.T) {
 	var round struct {
 		Result struct {
 			InputRequests map[string]jsontext.Value `json:"inputRequests"`
-			RequestState  string                     `json:"requestState"`
+			RequestState  string                    `json:"requestState"`
 		} `json:"result"`
 	}
 	if err := json.Unmarshal([]byte(first), &round); err != nil || round.Result.RequestState == "" || len(round.Result.InputRequests) != 1 {

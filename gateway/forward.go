@@ -8,6 +8,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ferrymcp/ferry/client"
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/internal/rawresult"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
@@ -18,40 +19,53 @@ import (
 // resources and completion go to the upstream servers; the rest
 // (initialize, ping, logging/setLevel, server/discover) the endpoint's own
 // server answers.
-func (f *front) serve(next server.MethodHandler) server.MethodHandler {
-	return func(ctx context.Context, req *server.Request) (any, error) {
+func (f *front) serve(next intercept.Handler) intercept.Handler {
+	return func(ctx context.Context, ir *intercept.Request) (intercept.Result, error) {
+		req := server.RequestOf(ir)
+		if req == nil {
+			return next(ctx, ir)
+		}
 		switch req.Method {
 		case protocol.MethodToolsList:
-			return page(f, req, f.toolCatalog(ctx, req), func(items []protocol.Tool, next string) any {
+			return served(page(f, req, f.toolCatalog(ctx, req), func(items []protocol.Tool, next string) any {
 				return &protocol.ListToolsResult{Tools: items, NextCursor: next}
-			})
+			}))
 		case protocol.MethodPromptsList:
-			return page(f, req, f.promptCatalog(ctx, req), func(items []protocol.Prompt, next string) any {
+			return served(page(f, req, f.promptCatalog(ctx, req), func(items []protocol.Prompt, next string) any {
 				return &protocol.ListPromptsResult{Prompts: items, NextCursor: next}
-			})
+			}))
 		case protocol.MethodResourcesList:
-			return page(f, req, f.resourceCatalog(ctx, req), func(items []protocol.Resource, next string) any {
+			return served(page(f, req, f.resourceCatalog(ctx, req), func(items []protocol.Resource, next string) any {
 				return &protocol.ListResourcesResult{Resources: items, NextCursor: next}
-			})
+			}))
 		case protocol.MethodResourcesTemplatesList:
-			return page(f, req, f.templateCatalog(ctx, req), func(items []protocol.ResourceTemplate, next string) any {
+			return served(page(f, req, f.templateCatalog(ctx, req), func(items []protocol.ResourceTemplate, next string) any {
 				return &protocol.ListResourceTemplatesResult{ResourceTemplates: items, NextCursor: next}
-			})
+			}))
 		case protocol.MethodToolsCall:
-			return f.callTool(ctx, req)
+			return served(f.callTool(ctx, req))
 		case protocol.MethodPromptsGet:
-			return f.getPrompt(ctx, req)
+			return served(f.getPrompt(ctx, req))
 		case protocol.MethodResourcesRead:
-			return f.readResource(ctx, req)
+			return served(f.readResource(ctx, req))
 		case protocol.MethodComplete:
-			return f.complete(ctx, req)
+			return served(f.complete(ctx, req))
 		case protocol.MethodResourcesSubscribe, protocol.MethodResourcesUnsubscribe:
-			return f.subscribe(ctx, req, next)
+			return f.subscribe(ctx, ir, next)
 		case protocol.MethodSubscriptionsListen:
-			return f.listen(ctx, req, next)
+			return f.listen(ctx, ir, next)
 		}
-		return next(ctx, req)
+		return next(ctx, ir)
 	}
+}
+
+// served is a result of the forwarding as middleware sees it.
+func served(v any, err error) (intercept.Result, error) {
+	res := intercept.Result{Value: v}
+	if t, ok := v.(*protocol.CallToolResult); ok {
+		res.IsError = t.IsError
+	}
+	return res, err
 }
 
 // decode decodes a request's params.
@@ -393,30 +407,31 @@ func (f *front) complete(ctx context.Context, req *server.Request) (any, error) 
 // legacy session: the session's subscription is the endpoint's own
 // server's to keep (it filters the updates it sends), and the gateway
 // subscribes upstream for as long as one of its clients is subscribed.
-func (f *front) subscribe(ctx context.Context, req *server.Request, next server.MethodHandler) (any, error) {
+func (f *front) subscribe(ctx context.Context, ir *intercept.Request, next intercept.Handler) (intercept.Result, error) {
+	req := server.RequestOf(ir)
 	var p protocol.SubscribeParams
 	if err := decode(req, &p); err != nil {
-		return nil, err
+		return intercept.Result{}, err
 	}
 	if req.Method == protocol.MethodResourcesUnsubscribe {
 		f.subs.drop(req.Session, p.URI)
-		return next(ctx, req)
+		return next(ctx, ir)
 	}
 	u, err := f.owner(ctx, req, p.URI)
 	if err != nil {
-		return nil, err
+		return intercept.Result{}, err
 	}
 	if f.subs.has(req.Session, p.URI) {
-		return next(ctx, req)
+		return next(ctx, ir)
 	}
 	l, err := u.subscribe(ctx, req, p.URI)
 	if err != nil {
-		return nil, err
+		return intercept.Result{}, err
 	}
-	res, err := next(ctx, req)
+	res, err := next(ctx, ir)
 	if err != nil {
 		l.unsubscribe(p.URI)
-		return nil, err
+		return intercept.Result{}, err
 	}
 	f.subs.add(f.g, req.Session, p.URI, l)
 	return res, nil
@@ -424,10 +439,11 @@ func (f *front) subscribe(ctx context.Context, req *server.Request, next server.
 
 // listen serves a stateless client's subscriptions/listen: the resources
 // it names are subscribed to upstream while the stream lasts.
-func (f *front) listen(ctx context.Context, req *server.Request, next server.MethodHandler) (any, error) {
+func (f *front) listen(ctx context.Context, ir *intercept.Request, next intercept.Handler) (intercept.Result, error) {
+	req := server.RequestOf(ir)
 	var p protocol.SubscriptionsListenParams
 	if err := decode(req, &p); err != nil {
-		return nil, err
+		return intercept.Result{}, err
 	}
 	for _, uri := range p.Notifications.ResourceSubscriptions {
 		u, err := f.owner(ctx, req, uri)
@@ -441,5 +457,5 @@ func (f *front) listen(ctx context.Context, req *server.Request, next server.Met
 		}
 		defer l.unsubscribe(uri)
 	}
-	return next(ctx, req)
+	return next(ctx, ir)
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
@@ -28,12 +29,12 @@ type front struct {
 
 func newFront(g *Gateway, only *upstream) *front {
 	f := &front{g: g, only: only}
-	mw := append([]server.Middleware{counting(&g.inflight), lending}, g.opts.Middleware...)
+	mw := append([]intercept.Middleware{counting(&g.inflight), lending}, g.opts.Middleware...)
 	mw = append(mw, f.serve)
 	f.srv = server.New(g.impl, &server.Options{
 		Instructions: g.opts.Instructions,
 		Logger:       g.log,
-		Middleware:   mw,
+		Receiving:    mw,
 		Capabilities: &protocol.ServerCapabilities{
 			Tools:       &protocol.ToolsCapability{ListChanged: true},
 			Prompts:     &protocol.PromptsCapability{ListChanged: true},

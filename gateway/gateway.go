@@ -58,6 +58,7 @@ import (
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/config"
 	"github.com/ferrymcp/ferry/host"
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/transport/streamable"
@@ -110,7 +111,7 @@ type Options struct {
 	// answer into it once the result is written to the client: middleware
 	// (and Upstream, with UpstreamCall.Result) reads it during the call
 	// and copies what it keeps.
-	Middleware []server.Middleware
+	Middleware []intercept.Middleware
 	// Upstream, when set, wraps every request the gateway sends to a
 	// server, as Middleware wraps those it gets: observability starts a
 	// span there, and puts the trace context into the request's _meta.

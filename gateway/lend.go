@@ -2,14 +2,13 @@ package gateway
 
 import (
 	"context"
-	"errors"
 	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ferrymcp/ferry/client"
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/protocol"
-	"github.com/ferrymcp/ferry/server"
 )
 
 // A large tools/call result is passed on in the memory its upstream's
@@ -19,7 +18,7 @@ import (
 // gateway's cost. The loan goes from the forwarding (callTool) to the
 // outermost middleware (lending) in a loanSlot: the middleware in
 // between (metrics, traces) sees the result as the raw JSON it is, and
-// only what the endpoint's server encodes is a lentResult.
+// the endpoint's server gets it with its Release.
 
 // lendKey finds the loanSlot in a request's context.
 type lendKey struct{}
@@ -53,15 +52,17 @@ func (s *loanSlot) lend(out jsontext.Value, loan client.Loan) {
 	s.out, s.loan = out, loan
 }
 
-// lending is the middleware, outside all others, that makes the result
-// of a legacy client's tools/call a lentResult when its forwarding lent
-// it. A stateless client's tools/call may be answered over several
-// requests (see forward), and is not lent. A result the middleware in
-// between replaced is not either: the lent memory is then left to the
-// collector, as something may still refer to it.
-func lending(next server.MethodHandler) server.MethodHandler {
-	return func(ctx context.Context, req *server.Request) (any, error) {
-		if req.Method != protocol.MethodToolsCall || req.Stateless() {
+// lending is the middleware, outside all others, that gives the result
+// of a legacy client's tools/call the release of its memory when its
+// forwarding lent it: the endpoint's server gives it back once it has
+// written the result to the client. A stateless client's tools/call may
+// be answered over several requests (see forward), and is not lent. A
+// result the middleware in between replaced is not either: the lent
+// memory is then left to the collector, as something may still refer to
+// it.
+func lending(next intercept.Handler) intercept.Handler {
+	return func(ctx context.Context, req *intercept.Request) (intercept.Result, error) {
+		if req.Method != protocol.MethodToolsCall || req.Stateless {
 			return next(ctx, req)
 		}
 		slot := &loanSlot{Context: ctx}
@@ -69,41 +70,11 @@ func lending(next server.MethodHandler) server.MethodHandler {
 		if slot.out == nil || err != nil {
 			return res, err
 		}
-		if raw, ok := res.(jsontext.Value); ok && same(raw, slot.out) {
-			return &lentResult{raw: raw, loan: slot.loan}, nil
+		if raw, ok := res.Value.(jsontext.Value); ok && same(raw, slot.out) && res.Release == nil {
+			res.Release = slot.loan.Return
 		}
 		return res, nil
 	}
-}
-
-// lentResult is a result in lent memory: encoded for the client, it gives
-// that memory back. The endpoint's server encodes a result once, into
-// the reply it writes (with AppendJSON: the jsonrpc encoder's
-// jsonfast.Appender); a result never encoded (its request cancelled)
-// leaves its memory to the collector.
-type lentResult struct {
-	raw  jsontext.Value
-	loan client.Loan
-}
-
-// errEncodedTwice would report a lentResult encoded a second time, when
-// its memory may already hold another answer.
-var errEncodedTwice = errors.New("gateway: a lent tools/call result was encoded twice")
-
-// AppendJSON appends the result to b and gives its memory back.
-func (r *lentResult) AppendJSON(b []byte) ([]byte, error) {
-	if r.raw == nil {
-		return b, errEncodedTwice
-	}
-	b = append(b, r.raw...)
-	r.raw = nil
-	r.loan.Return()
-	return b, nil
-}
-
-// MarshalJSON is AppendJSON for encoders that do not look for it.
-func (r *lentResult) MarshalJSON() ([]byte, error) {
-	return r.AppendJSON(nil)
 }
 
 // same reports whether a and b are the same bytes in memory.

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/observe"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
@@ -46,7 +47,7 @@ func runTestServer(name string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	var mw []server.Middleware
+	var mw []intercept.Middleware
 	if tp != nil {
 		obs, err := observe.New(&observe.Options{TracerProvider: tp})
 		if err != nil {
@@ -65,8 +66,8 @@ func runTestServer(name string) int {
 }
 
 // testServer is the upstream server of the tests, named name.
-func testServer(name string, mw ...server.Middleware) *server.Server {
-	s := server.New(protocol.Implementation{Name: name, Version: "1.0.0"}, &server.Options{Middleware: mw})
+func testServer(name string, mw ...intercept.Middleware) *server.Server {
+	s := server.New(protocol.Implementation{Name: name, Version: "1.0.0"}, &server.Options{Receiving: mw})
 	server.AddTool(s, &protocol.Tool{Name: "echo", Description: "Echoes the message."},
 		func(ctx context.Context, req *server.Request, in messageIn) (string, error) { return in.Message, nil })
 	server.AddTool(s, &protocol.Tool{Name: "whoami", Description: "The server's name and process id."},

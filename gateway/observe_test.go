@@ -13,10 +13,10 @@ import (
 
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/config"
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/observe"
 	"github.com/ferrymcp/ferry/observe/otlp/otlptest"
 	"github.com/ferrymcp/ferry/protocol"
-	"github.com/ferrymcp/ferry/server"
 )
 
 // span is a span as an OTLP receiver got it.
@@ -129,7 +129,7 @@ func tracedGateway(t *testing.T) (*otlpReceiver, *sdktrace.TracerProvider, *obse
 	a.Env["OTEL_EXPORTER_OTLP_ENDPOINT"] = recv.URL
 	a.Env["OTEL_BSP_SCHEDULE_DELAY"] = "50"
 	g, url := start(t, []*config.Server{a}, &Options{
-		Middleware: []server.Middleware{obs.Middleware("gateway")},
+		Middleware: []intercept.Middleware{obs.Middleware("gateway")},
 		Upstream:   observeUpstream(obs),
 		Metrics:    obs.Handler(),
 	})

@@ -8,8 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/protocol"
-	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/transport/httpserver"
 )
 
@@ -96,9 +96,9 @@ func (g *Gateway) Serve(ctx context.Context, ln net.Listener, opts *ServeOptions
 
 // counting is the gateway's outermost middleware: it counts the requests
 // in flight, for the drain.
-func counting(n *atomic.Int64) server.Middleware {
-	return func(next server.MethodHandler) server.MethodHandler {
-		return func(ctx context.Context, req *server.Request) (any, error) {
+func counting(n *atomic.Int64) intercept.Middleware {
+	return func(next intercept.Handler) intercept.Handler {
+		return func(ctx context.Context, req *intercept.Request) (intercept.Result, error) {
 			if req.Method == protocol.MethodSubscriptionsListen {
 				return next(ctx, req) // a stream, which Close ends
 			}

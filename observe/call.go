@@ -9,6 +9,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/internal/rawresult"
 	"github.com/ferrymcp/ferry/protocol"
 )
@@ -59,7 +60,7 @@ func (o *Observer) Call(ctx context.Context, out *Outgoing, send func(ctx contex
 		// may know it, and the observing middleware of the request
 		// forwarded will want to (see rawresult).
 		memo := rawresult.Of(ctx)
-		outcome = memoOutcome(memo, res, err)
+		outcome = memoOutcome(memo, intercept.Result{Value: res}, err)
 		remember(memo, res, err, outcome)
 	} else {
 		outcome = outcomeOf(res, err)

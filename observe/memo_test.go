@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/observe"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
@@ -32,26 +32,22 @@ func TestForwardedRawOutcomes(t *testing.T) {
 		"replaced-failed": {`{"content":[]}`, `{"isError":true,"content":[]}`},
 		"replaced-ok":     {`{"content":[],"isError":true}`, `{"content":[]}`},
 	}
-	forward := func(next server.MethodHandler) server.MethodHandler {
-		return func(ctx context.Context, req *server.Request) (any, error) {
+	forward := func(next intercept.Handler) intercept.Handler {
+		return func(ctx context.Context, req *intercept.Request) (intercept.Result, error) {
 			if req.Method != protocol.MethodToolsCall {
 				return next(ctx, req)
 			}
-			var p protocol.CallToolParams
-			if err := json.Unmarshal(req.Params(), &p); err != nil {
-				return nil, err
-			}
-			a := answers[p.Name]
-			res, err := obs.Call(ctx, &observe.Outgoing{Server: "up", Method: protocol.MethodToolsCall, Name: p.Name},
+			a := answers[req.Name()]
+			res, err := obs.Call(ctx, &observe.Outgoing{Server: "up", Method: protocol.MethodToolsCall, Name: req.Name()},
 				func(ctx context.Context) (any, error) { return jsontext.Value(a.upstream), nil })
 			if a.returned != "" {
-				return jsontext.Value(a.returned), err
+				return intercept.Result{Value: jsontext.Value(a.returned)}, err
 			}
-			return res, err
+			return intercept.Result{Value: res}, err
 		}
 	}
 	s := server.New(protocol.Implementation{Name: "gw", Version: "1"}, &server.Options{
-		Middleware: []server.Middleware{obs.Middleware("gw"), forward},
+		Receiving: []intercept.Middleware{obs.Middleware("gw"), forward},
 	})
 	for name := range answers {
 		server.AddTool(s, &protocol.Tool{Name: name}, func(ctx context.Context, req *server.Request, in struct{}) (string, error) {

@@ -13,22 +13,19 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 	"github.com/ferrymcp/ferry/internal/rawresult"
-	"github.com/ferrymcp/ferry/internal/serverapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
 )
 
-// srv is what package server gives ferry's transports and middleware.
-var srv = serverapi.Get[*server.Server, *server.Session, *server.Request]()
-
-// Middleware returns server middleware that observes every request of a
-// server, named name in the metrics.
-func (o *Observer) Middleware(name string) server.Middleware {
-	return func(next server.MethodHandler) server.MethodHandler {
-		return func(ctx context.Context, req *server.Request) (any, error) {
+// Middleware returns receiving middleware that observes every request of
+// a server, named name in the metrics.
+func (o *Observer) Middleware(name string) intercept.Middleware {
+	return func(next intercept.Handler) intercept.Handler {
+		return func(ctx context.Context, req *intercept.Request) (intercept.Result, error) {
 			target, uri := targetOf(req)
 			var memo *rawresult.Memo
 			if req.Method == protocol.MethodToolsCall {
@@ -37,13 +34,14 @@ func (o *Observer) Middleware(name string) server.Middleware {
 				memo = rawresult.With(ctx)
 				ctx = memo
 			}
-			if meta := metaOf(req); meta != nil {
+			served := server.RequestOf(req)
+			if meta := metaOf(served); meta != nil {
 				ctx = o.prop.Extract(ctx, metaCarrier(meta))
 			}
 			var span trace.Span
 			if o.tracer != nil {
 				ctx, span = o.tracer.Start(ctx, spanName(req.Method, target), serverSpan,
-					trace.WithAttributes(requestAttrs(req, target, uri)...))
+					trace.WithAttributes(requestAttrs(req, served, target, uri)...))
 			}
 			tool := toolLabel(req.Method, target)
 			in := o.m.inflightOf(methodKey{name, req.Method})
@@ -71,7 +69,7 @@ func (o *Observer) Middleware(name string) server.Middleware {
 				end(span, outcome, err)
 			}
 			o.logRequest(ctx, "request", name, req.Method, target, outcome, took, err,
-				slog.String("era", eraOf(req)), slog.String("session", sessionID(req)))
+				slog.String("era", eraOf(req)), slog.String("session", sessionID(served)))
 			return res, err
 		}
 	}
@@ -81,27 +79,27 @@ func (o *Observer) Middleware(name string) server.Middleware {
 var serverSpan = trace.WithSpanKind(trace.SpanKindServer)
 
 // requestAttrs are the attributes of a request's span.
-func requestAttrs(req *server.Request, target, uri string) []attribute.KeyValue {
+func requestAttrs(req *intercept.Request, served *server.Request, target, uri string) []attribute.KeyValue {
 	attrs := []attribute.KeyValue{
 		semconv.McpMethodNameKey.String(req.Method),
 		semconv.McpProtocolVersion(req.ProtocolVersion),
 		semconv.JSONRPCRequestID(req.ID.String()),
 	}
-	if req.Session != nil && req.Session.ID != "" {
-		attrs = append(attrs, semconv.McpSessionID(req.Session.ID))
+	if id := sessionID(served); id != "" {
+		attrs = append(attrs, semconv.McpSessionID(id))
 	}
 	return appendTarget(attrs, req.Method, target, uri)
 }
 
-func eraOf(req *server.Request) string {
-	if req.Stateless() {
+func eraOf(req *intercept.Request) string {
+	if req.Stateless {
 		return "stateless"
 	}
 	return "legacy"
 }
 
 func sessionID(req *server.Request) string {
-	if req.Session == nil {
+	if req == nil || req.Session == nil {
 		return ""
 	}
 	return req.Session.ID
@@ -109,7 +107,7 @@ func sessionID(req *server.Request) string {
 
 // metaOf decodes a request's _meta when it may carry trace context.
 func metaOf(req *server.Request) protocol.Meta {
-	if len(req.RawMeta) == 0 || !bytes.Contains(req.RawMeta, []byte("trace")) && !bytes.Contains(req.RawMeta, []byte("baggage")) {
+	if req == nil || len(req.RawMeta) == 0 || !bytes.Contains(req.RawMeta, []byte("trace")) && !bytes.Contains(req.RawMeta, []byte("baggage")) {
 		return nil
 	}
 	return req.Meta()
@@ -187,10 +185,14 @@ func invalid(err error) bool {
 	return errors.As(err, &rpc) && (rpc.Code == jsonrpc.CodeInvalidParams || rpc.Code == jsonrpc.CodeMethodNotFound)
 }
 
-// memoOutcome is outcomeOf, which a raw result the tools/call's memo
-// knows (see rawresult) need not walk again.
-func memoOutcome(memo *rawresult.Memo, res any, err error) string {
-	if raw, ok := res.(jsontext.Value); ok && err == nil {
+// memoOutcome is the outcome of a request's result: what the handler
+// said of it (res.IsError), or what a raw result the tools/call's memo
+// knows (see rawresult), which need not be walked again.
+func memoOutcome(memo *rawresult.Memo, res intercept.Result, err error) string {
+	if err == nil && res.IsError {
+		return outcomeToolError
+	}
+	if raw, ok := res.Value.(jsontext.Value); ok && err == nil {
 		if isError, known := memo.Lookup(raw); known {
 			if isError {
 				return outcomeToolError
@@ -198,7 +200,7 @@ func memoOutcome(memo *rawresult.Memo, res any, err error) string {
 			return outcomeOK
 		}
 	}
-	return outcomeOf(res, err)
+	return outcomeOf(res.Value, err)
 }
 
 // remember records the outcome of res in memo when it is a raw result.
@@ -259,32 +261,16 @@ func appendTarget(attrs []attribute.KeyValue, method, target, uri string) []attr
 	return attrs
 }
 
-// targetOf picks the name (tools/call, prompts/get) or the URI
-// (resources/*) out of a request's params, copying nothing: the name as
-// the decoder picked it out, the URI by a walk of their top level.
-func targetOf(req *server.Request) (name, uri string) {
-	var raw jsontext.Value
-	isURI := false
+// targetOf is the name (tools/call, prompts/get) or the URI
+// (resources/*) a request names, as the server decodes it.
+func targetOf(req *intercept.Request) (name, uri string) {
 	switch req.Method {
 	case protocol.MethodToolsCall, protocol.MethodPromptsGet:
-		raw, _ = serverapi.Name(srv.Sniffed(req), req.Params())
+		return req.Name(), ""
 	case protocol.MethodResourcesRead, protocol.MethodResourcesSubscribe, protocol.MethodResourcesUnsubscribe:
-		raw, _, _ = jsonrpcapi.Member(req.Params(), "uri")
-		isURI = true
-	default:
-		return "", ""
+		return "", req.Name()
 	}
-	if len(raw) == 0 || raw[0] != '"' {
-		return "", ""
-	}
-	v, err := jsonrpcapi.Unquote(raw)
-	if err != nil {
-		return "", ""
-	}
-	if isURI {
-		return "", v
-	}
-	return v, ""
+	return "", ""
 }
 
 // logRequest writes a request's line: at Debug when it went well, at

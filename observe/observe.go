@@ -9,7 +9,7 @@
 // program that wants them imports this package and adds its middleware:
 //
 //	obs, _ := observe.New(&observe.Options{Logger: slog.Default()})
-//	s := server.New(impl, &server.Options{Middleware: []server.Middleware{obs.Middleware("my-server")}})
+//	s := server.New(impl, &server.Options{Receiving: []intercept.Middleware{obs.Middleware("my-server")}})
 //	http.Handle("/metrics", obs.Handler())
 //
 // The server middleware records, for every request, a span named

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/ferrymcp/ferry/client"
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/observe"
 	"github.com/ferrymcp/ferry/protocol"
@@ -23,7 +24,7 @@ import (
 // serve runs a server observed by obs and returns a client of it.
 func serve(t *testing.T, obs *observe.Observer, version string) *client.Client {
 	s := server.New(protocol.Implementation{Name: "s", Version: "1"}, &server.Options{
-		Middleware: []server.Middleware{obs.Middleware("echo-server")},
+		Receiving: []intercept.Middleware{obs.Middleware("echo-server")},
 	})
 	server.AddTool(s, &protocol.Tool{Name: "echo"}, func(ctx context.Context, req *server.Request, in struct {
 		Message string `json:"message"`
@@ -157,7 +158,7 @@ func TestTraceContextPassesWithoutTracing(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := server.New(protocol.Implementation{Name: "s", Version: "1"}, &server.Options{
-		Middleware: []server.Middleware{obs.Middleware("relay")},
+		Receiving: []intercept.Middleware{obs.Middleware("relay")},
 	})
 	server.AddTool(s, &protocol.Tool{Name: "relay"}, func(ctx context.Context, req *server.Request, in struct{}) (string, error) {
 		var meta protocol.Meta

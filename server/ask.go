@@ -8,6 +8,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 )
@@ -136,20 +137,81 @@ func (r *Request) answer(ctx context.Context, q Question) (jsontext.Value, error
 		if r.mrtr == nil {
 			return nil, fmt.Errorf("server: %s requests cannot ask the client questions", r.Method)
 		}
-		return r.mrtr.answerKey(q.Key, q.Method, params)
+		return r.put(ctx, q.Key, q.Method, params)
 	}
 	if ep, ok := params.(*protocol.ElicitParams); ok {
 		params = r.legacyElicitParams(ep)
 	}
-	m, err := r.peer.Call(ctx, q.Method, params)
+	raw, err := r.put(ctx, q.Key, q.Method, params)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkAnswer(q.Method, m.Result); err != nil {
+	if err := checkAnswer(q.Method, raw); err != nil {
 		return nil, invalidAnswer(q.Method, err)
+	}
+	return raw, nil
+}
+
+// put puts a question to the client through the sending middleware: a
+// server-to-client request in a legacy session; in a stateless one, the
+// answer the retried request carries under key, or ErrInputRequired.
+func (r *Request) put(ctx context.Context, key, method string, params any) (jsontext.Value, error) {
+	a := &asked{r: r, key: key}
+	if r.server.sending == nil {
+		return a.put(ctx, method, params)
+	}
+	ir := &intercept.Request{Method: method, ProtocolVersion: r.ProtocolVersion, Stateless: r.stateless, Params: params}
+	icp.Attach(ir, a)
+	res, err := r.server.sending(ctx, ir)
+	if err != nil {
+		return nil, err
+	}
+	return rawResult(res.Value)
+}
+
+// rawResult is a result's JSON, encoded when it is not raw already.
+func rawResult(v any) (jsontext.Value, error) {
+	if raw, ok := v.(jsontext.Value); ok {
+		return raw, nil
+	}
+	return json.Marshal(v)
+}
+
+// asked is a question a handler puts to the client, as the source of the
+// intercept.Request its sending middleware sees.
+type asked struct {
+	r   *Request // whose handler asks
+	key string   // the question's key in a stateless request
+}
+
+// put puts the question in the request's era.
+func (a *asked) put(ctx context.Context, method string, params any) (jsontext.Value, error) {
+	if a.r.stateless {
+		return a.r.mrtr.answerKey(a.key, method, params)
+	}
+	m, err := a.r.peer.Call(ctx, method, params)
+	if err != nil {
+		return nil, err
 	}
 	return m.Result, nil
 }
+
+// sendIntercepted is the innermost handler of the sending middleware: it
+// puts the question req stands for, with the params middleware left.
+func sendIntercepted(ctx context.Context, req *intercept.Request) (intercept.Result, error) {
+	a, ok := icp.SourceOf(req).(*asked)
+	if !ok {
+		return intercept.Result{}, fmt.Errorf("server: middleware passed on a request (%s) the server did not ask", req.Method)
+	}
+	raw, err := a.put(ctx, req.Method, req.Params)
+	return intercept.Result{Value: raw}, err
+}
+
+// A question has no name, arguments, progress token or caller of its own.
+func (a *asked) Name() string                  { return "" }
+func (a *asked) Arguments() jsontext.Value     { return nil }
+func (a *asked) ProgressToken() jsontext.Value { return nil }
+func (a *asked) Caller() string                { return "" }
 
 // invalidAnswer is the error of an answer that is not a result of its
 // question's method, the same in both eras: the client's fault, in the

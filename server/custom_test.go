@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
@@ -15,9 +16,9 @@ import (
 // notifications, behind the middleware.
 func TestCustomNotification(t *testing.T) {
 	var seen []string
-	s := server.New(protocol.Implementation{Name: "t", Version: "1"}, &server.Options{Middleware: []server.Middleware{
-		func(next server.MethodHandler) server.MethodHandler {
-			return func(ctx context.Context, req *server.Request) (any, error) {
+	s := server.New(protocol.Implementation{Name: "t", Version: "1"}, &server.Options{Receiving: []intercept.Middleware{
+		func(next intercept.Handler) intercept.Handler {
+			return func(ctx context.Context, req *intercept.Request) (intercept.Result, error) {
 				seen = append(seen, "middleware "+req.Method)
 				return next(ctx, req)
 			}

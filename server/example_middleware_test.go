@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 
 	"github.com/ferrymcp/ferry/client"
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
@@ -18,26 +19,26 @@ import (
 // Middleware in net/http's shape: one that logs every message a client
 // sends, and one that refuses a tool to read-only callers. A custom
 // method is served behind them like the methods MCP defines.
-func ExampleMiddleware() {
-	logMessages := func(next server.MethodHandler) server.MethodHandler {
-		return func(ctx context.Context, req *server.Request) (any, error) {
+func Example_middleware() {
+	logMessages := func(next intercept.Handler) intercept.Handler {
+		return func(ctx context.Context, req *intercept.Request) (intercept.Result, error) {
 			res, err := next(ctx, req)
-			fmt.Printf("%s (stateless %v) error %v\n", req.Method, req.Stateless(), err != nil)
+			fmt.Printf("%s (stateless %v) error %v\n", req.Method, req.Stateless, err != nil)
 			return res, err
 		}
 	}
-	readOnly := func(next server.MethodHandler) server.MethodHandler {
-		return func(ctx context.Context, req *server.Request) (any, error) {
+	readOnly := func(next intercept.Handler) intercept.Handler {
+		return func(ctx context.Context, req *intercept.Request) (intercept.Result, error) {
 			// The name as the server decodes it: a spelling with spaces or
 			// escapes is the same tool.
 			if req.Method == protocol.MethodToolsCall && req.Name() == "delete" {
-				return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "read-only: delete is not allowed")
+				return intercept.Result{}, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "read-only: delete is not allowed")
 			}
 			return next(ctx, req)
 		}
 	}
 	s := server.New(protocol.Implementation{Name: "notes", Version: "1"}, &server.Options{
-		Middleware: []server.Middleware{logMessages, readOnly},
+		Receiving: []intercept.Middleware{logMessages, readOnly},
 	})
 	server.AddTool(s, &protocol.Tool{Name: "delete"}, func(ctx context.Context, req *server.Request, in struct{}) (string, error) {
 		return "deleted", nil

@@ -2,33 +2,25 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/ferrymcp/ferry/intercept"
+	"github.com/ferrymcp/ferry/internal/interceptapi"
+	"github.com/ferrymcp/ferry/internal/jsonfast"
+	"github.com/ferrymcp/ferry/internal/serverapi"
+	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 )
 
-// A MethodHandler serves one message of a client: for a request, it
-// returns the result to send back (any value that encodes to the result
-// object, or raw JSON) or an error (a *[jsonrpc.Error] is sent as it is);
-// for a notification (req.ID is not valid), what it returns is dropped.
+// A MethodHandler serves one message of a client of a custom method
+// ([Server.HandleMethod]): for a request, it returns the result to send
+// back (any value that encodes to the result object, or raw JSON) or an
+// error (a *[jsonrpc.Error] is sent as it is); for a notification
+// (req.ID is not valid), what it returns is dropped.
 type MethodHandler func(ctx context.Context, req *Request) (any, error)
-
-// Middleware wraps the serving of messages, as net/http's middleware
-// wraps an http.Handler: it sees every request and notification of a
-// client once its era and session are settled (a legacy session's
-// initialize and ping included), with its method and params, and may
-// answer it itself or call next, with a context of its own (net/http
-// style: context.WithValue for what the handler should see). Middleware
-// and handler see the same *Request.
-//
-// The context carries the values of the HTTP request that carried the
-// message, in both eras (see [Request.Header]): an authorization
-// middleware finds there what the HTTP layer validated.
-//
-// A server without middleware pays nothing for it.
-type Middleware func(next MethodHandler) MethodHandler
 
 // Params returns the request's params as they arrived (nil when absent).
 // They share the message's memory, as [Request.RawMeta] does.
@@ -82,12 +74,16 @@ func (r *Request) Name() string {
 // written upstream before the answer came.
 func (r *Request) Lend() { r.msg.Borrowed = true }
 
-// handle serves r through the middleware.
+// handle serves r through the receiving middleware.
 func (s *Server) handle(ctx context.Context, r *Request) (any, error) {
-	if s.chain == nil {
+	if s.receiving == nil {
 		return s.method(ctx, r)
 	}
-	return s.chain(ctx, r)
+	res, err := s.receiving(ctx, r.intercepted())
+	if err != nil || res.Release == nil {
+		return res.Value, err
+	}
+	return &lentResult{value: res.Value, release: res.Release}, nil
 }
 
 // method serves r without middleware.
@@ -102,17 +98,119 @@ func (s *Server) method(ctx context.Context, r *Request) (any, error) {
 	return s.legacyMethod(ctx, r)
 }
 
-// buildChain composes the middleware of the options around method.
-func (s *Server) buildChain() {
-	if len(s.opts.Middleware) == 0 {
-		return
+// serveIntercepted is the innermost handler of the receiving middleware:
+// it serves the request the server made req for, as it arrived.
+func (s *Server) serveIntercepted(ctx context.Context, req *intercept.Request) (intercept.Result, error) {
+	r := RequestOf(req)
+	if r == nil {
+		return intercept.Result{}, jsonrpc.NewError(jsonrpc.CodeInternalError,
+			"server: middleware passed on a request (%s) the server did not receive", req.Method)
 	}
-	h := s.method
-	for i := len(s.opts.Middleware) - 1; i >= 0; i-- {
-		h = s.opts.Middleware[i](h)
-	}
-	s.chain = h
+	v, err := s.method(ctx, r)
+	return resultOf(v), err
 }
+
+// resultOf is a handler's result as middleware sees it.
+func resultOf(v any) intercept.Result {
+	res := intercept.Result{Value: v}
+	if t, ok := v.(*protocol.CallToolResult); ok {
+		res.IsError = t.IsError
+	}
+	return res
+}
+
+// buildChains composes the middleware of the options around what they
+// wrap; a chain without middleware stays nil, and costs nothing.
+func (s *Server) buildChains() {
+	if mw := s.opts.Receiving; len(mw) > 0 {
+		s.receiving = intercept.Chain(s.serveIntercepted, mw...)
+	}
+	if mw := s.opts.Sending; len(mw) > 0 {
+		s.sending = intercept.Chain(sendIntercepted, mw...)
+	}
+}
+
+// intercepted returns r as middleware sees it, made in r's allocation.
+func (r *Request) intercepted() *intercept.Request {
+	ir := &r.ir
+	*ir = intercept.Request{Method: r.Method, ID: r.ID, ProtocolVersion: r.ProtocolVersion,
+		Stateless: r.stateless, Params: r.msg.Params}
+	if r.msg.Params == nil {
+		ir.Params = nil // no typed nil: "absent" reads as nil
+	}
+	icp.Attach(ir, (*served)(r))
+	return ir
+}
+
+// RequestOf returns the request a server received that req stands for,
+// to the server's receiving middleware: the way to what only the server
+// knows (the client's session, capabilities and identity) and to what it
+// may do (progress, log messages, questions to the client). It is nil
+// for a request the server did not receive (one being sent, or made by
+// middleware).
+func RequestOf(req *intercept.Request) *Request {
+	s, _ := icp.SourceOf(req).(*served)
+	return (*Request)(s)
+}
+
+// served is a received request as the source of its intercept.Request.
+type served Request
+
+func (s *served) Name() string { return (*Request)(s).Name() }
+
+func (s *served) Arguments() jsontext.Value {
+	if s.Method != protocol.MethodToolsCall {
+		return nil
+	}
+	p, err := (*Request)(s).callParams(s.msg.Params)
+	if err != nil {
+		return nil
+	}
+	return p.Arguments
+}
+
+func (s *served) ProgressToken() jsontext.Value { return s.progressToken }
+
+func (s *served) Caller() string {
+	id, _ := serverapi.CallerOf((*Request)(s).context())
+	return id
+}
+
+// icp is what package intercept gives the sides of a connection.
+var icp = interceptapi.Get[*intercept.Request]()
+
+// lentResult is a result in memory that receiving middleware lent (its
+// Result.Release): written to the client, it gives that memory back. A
+// result never written (its request cancelled) leaves its memory to the
+// collector.
+type lentResult struct {
+	value   any
+	release func()
+}
+
+// errEncodedTwice would report a lent result encoded a second time, when
+// its memory may already hold another message.
+var errEncodedTwice = errors.New("server: a lent result was encoded twice")
+
+// AppendJSON appends the result to b and gives its memory back
+// (jsonfast.Appender, which the reply's encoder looks for).
+func (r *lentResult) AppendJSON(b []byte) ([]byte, error) {
+	if r.release == nil {
+		return b, errEncodedTwice
+	}
+	var err error
+	if raw, ok := r.value.(jsontext.Value); ok {
+		b = append(b, raw...)
+	} else {
+		b, err = jsonfast.AppendMarshal(b, r.value)
+	}
+	r.release()
+	r.release, r.value = nil, nil
+	return b, err
+}
+
+// MarshalJSON is AppendJSON for encoders that do not look for it.
+func (r *lentResult) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil) }
 
 // HandleMethod makes h serve the requests and notifications of a method
 // MCP does not define (a custom method, such as "acme/stats"), in both

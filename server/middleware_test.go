@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ferrymcp/ferry/client"
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
@@ -21,9 +22,9 @@ import (
 func TestMiddleware(t *testing.T) {
 	var mu sync.Mutex
 	var seen []string
-	record := func(tag string) server.Middleware {
-		return func(next server.MethodHandler) server.MethodHandler {
-			return func(ctx context.Context, req *server.Request) (any, error) {
+	record := func(tag string) intercept.Middleware {
+		return func(next intercept.Handler) intercept.Handler {
+			return func(ctx context.Context, req *intercept.Request) (intercept.Result, error) {
 				mu.Lock()
 				seen = append(seen, tag+" "+req.Method)
 				mu.Unlock()
@@ -31,16 +32,16 @@ func TestMiddleware(t *testing.T) {
 			}
 		}
 	}
-	answer := func(next server.MethodHandler) server.MethodHandler {
-		return func(ctx context.Context, req *server.Request) (any, error) {
-			if req.Method == protocol.MethodToolsCall && strings.Contains(string(req.Params()), `"intercepted"`) {
-				return &protocol.CallToolResult{Content: []protocol.Content{protocol.TextContent("from middleware")}}, nil
+	answer := func(next intercept.Handler) intercept.Handler {
+		return func(ctx context.Context, req *intercept.Request) (intercept.Result, error) {
+			if req.Method == protocol.MethodToolsCall && req.Name() == "intercepted" {
+				return intercept.Result{Value: &protocol.CallToolResult{Content: []protocol.Content{protocol.TextContent("from middleware")}}}, nil
 			}
 			return next(ctx, req)
 		}
 	}
 	s := server.New(protocol.Implementation{Name: "s", Version: "1"}, &server.Options{
-		Middleware: []server.Middleware{record("outer"), record("inner"), answer},
+		Receiving: []intercept.Middleware{record("outer"), record("inner"), answer},
 	})
 	server.AddTool(s, &protocol.Tool{Name: "echo"}, func(ctx context.Context, req *server.Request, in struct {
 		Message string `json:"message"`

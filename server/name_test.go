@@ -7,6 +7,7 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/internal/writelog"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
@@ -35,18 +36,18 @@ func TestNameAsServed(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				var seen string
 				ran := false
-				refuse := func(next server.MethodHandler) server.MethodHandler {
-					return func(ctx context.Context, req *server.Request) (any, error) {
+				refuse := func(next intercept.Handler) intercept.Handler {
+					return func(ctx context.Context, req *intercept.Request) (intercept.Result, error) {
 						if req.Method == protocol.MethodToolsCall {
 							seen = req.Name()
 							if seen == "delete" {
-								return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "delete is not allowed")
+								return intercept.Result{}, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "delete is not allowed")
 							}
 						}
 						return next(ctx, req)
 					}
 				}
-				s := server.New(protocol.Implementation{Name: "t", Version: "1"}, &server.Options{Middleware: []server.Middleware{refuse}})
+				s := server.New(protocol.Implementation{Name: "t", Version: "1"}, &server.Options{Receiving: []intercept.Middleware{refuse}})
 				for _, name := range []string{"delete", "list"} {
 					server.AddTool(s, &protocol.Tool{Name: name}, func(context.Context, *server.Request, struct{}) (string, error) {
 						ran = ran || name == "delete"

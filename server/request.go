@@ -8,6 +8,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/internal/serverapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
@@ -59,6 +60,8 @@ type Request struct {
 	task        *taskRun
 	pendingTask *taskRun
 	taskStarted chan struct{}
+
+	ir intercept.Request // the request as receiving middleware sees it (intercepted)
 }
 
 // Stateless reports whether the request uses a stateless revision
@@ -75,8 +78,8 @@ func (r *Request) Stateless() bool { return r.stateless }
 // The calling identity reaches handlers the way net/http's middleware
 // passes it on: an HTTP middleware in front of the transport's handler
 // validates the caller (a bearer token, say) and puts what it learnt in
-// the request's context with context.WithValue; the handler (and server
-// [Middleware]) finds it with ctx.Value, in both eras. In the stateless
+// the request's context with context.WithValue; the handler (and
+// receiving middleware, [Options.Receiving]) finds it with ctx.Value, in both eras. In the stateless
 // era the handler's context descends from the POST's; in a legacy
 // session, whose requests run on the session's context, ferry adds the
 // POST's values to it, behind the session's own (over HTTP+SSE, those of
@@ -85,15 +88,21 @@ func (r *Request) Stateless() bool { return r.stateless }
 // request"). The header is there for what only it carries; a middleware
 // that consumed a credential may delete it first.
 func (r *Request) Header() map[string][]string {
-	var ctx context.Context = &r.oc
-	if r.oc.origin == nil {
-		ctx = r.oc.Context
-	}
+	ctx := r.context()
 	if ctx == nil {
 		return nil
 	}
 	h, _ := serverapi.HeaderOf(ctx)
 	return h
+}
+
+// context is the context r's handler runs with (withOrigin), nil before
+// it is made.
+func (r *Request) context() context.Context {
+	if r.oc.origin == nil {
+		return r.oc.Context
+	}
+	return &r.oc
 }
 
 // Server returns the server handling the request.

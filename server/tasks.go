@@ -548,14 +548,14 @@ func (t *taskRun) askLegacy(ctx context.Context, qs []Question) (map[string]json
 		if err != nil {
 			return nil, err
 		}
-		m, err := t.req.peer.Call(ctx, q.Method, params)
+		raw, err := t.req.put(ctx, q.Key, q.Method, params)
 		if err != nil {
 			return nil, err
 		}
-		if err := checkAnswer(q.Method, m.Result); err != nil {
+		if err := checkAnswer(q.Method, raw); err != nil {
 			return nil, invalidAnswer(q.Method, err)
 		}
-		answers[q.Key] = m.Result
+		answers[q.Key] = raw
 	}
 	t.mu.Lock()
 	if t.state.Status == protocol.TaskInputRequired {

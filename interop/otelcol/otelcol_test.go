@@ -27,6 +27,7 @@ import (
 	"go.opentelemetry.io/collector/receiver/receivertest"
 
 	"github.com/ferrymcp/ferry/client"
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/observe"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
@@ -76,7 +77,7 @@ func runUpstream() int {
 		return 1
 	}
 	s := server.New(protocol.Implementation{Name: "weather", Version: "1.0.0"},
-		&server.Options{Middleware: []server.Middleware{obs.Middleware("weather")}})
+		&server.Options{Receiving: []intercept.Middleware{obs.Middleware("weather")}})
 	server.AddTool(s, &protocol.Tool{Name: "echo", Description: "Echoes the message."},
 		func(ctx context.Context, req *server.Request, in messageIn) (string, error) { return in.Message, nil })
 	s.AddPrompt(&protocol.Prompt{Name: "greet", Arguments: []protocol.PromptArgument{{Name: "who", Required: true}}},

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ferrymcp/ferry/client"
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/internal/leakcheck"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
@@ -30,15 +31,15 @@ func authenticate(next http.Handler) http.Handler {
 // identityServer answers "whoami" with what its handler and its
 // middleware see of the caller.
 func identityServer() *server.Server {
-	seen := func(next server.MethodHandler) server.MethodHandler {
-		return func(ctx context.Context, req *server.Request) (any, error) {
+	seen := func(next intercept.Handler) intercept.Handler {
+		return func(ctx context.Context, req *intercept.Request) (intercept.Result, error) {
 			if req.Method == protocol.MethodToolsCall {
 				ctx = context.WithValue(ctx, middlewareKey{}, fmt.Sprint(ctx.Value(userKey{})))
 			}
 			return next(ctx, req)
 		}
 	}
-	s := server.New(protocol.Implementation{Name: "identity", Version: "1"}, &server.Options{Middleware: []server.Middleware{seen}})
+	s := server.New(protocol.Implementation{Name: "identity", Version: "1"}, &server.Options{Receiving: []intercept.Middleware{seen}})
 	server.AddTool(s, &protocol.Tool{Name: "whoami"}, func(ctx context.Context, req *server.Request, in struct{}) (string, error) {
 		return fmt.Sprintf("ctx=%v middleware=%v header=%v", ctx.Value(userKey{}), ctx.Value(middlewareKey{}),
 			http.Header(req.Header()).Get("X-User")), nil
