@@ -11,7 +11,7 @@ import (
 
 // corePackages are the folders whose package-level variables are held to
 // reviewedState: the core the guide names and what it is built on.
-var corePackages = []string{"jsonrpc", "protocol", "server", "client", "transport", "jsonschema", "internal"}
+var corePackages = []string{"jsonrpc", "protocol", "server", "client", "intercept", "transport", "jsonschema", "internal"}
 
 // reviewedState is every package-level variable of the core packages,
 // with why it is no state that one Server, Client or Conn could see
@@ -69,6 +69,9 @@ var reviewedState = map[string]string{
 	"internal/jsonrpcapi.TooLargeID":    "set by jsonrpc's init",
 	"internal/jsonrpcapi.engine":        "set by jsonrpc's init",
 	"internal/serverapi.server":         "set by server's init",
+	"internal/interceptapi.api":         "set by intercept's init",
+	"server.icp":                        "intercept's functions, read at init",
+	"client.icp":                        "intercept's functions, read at init",
 	"server.rpc":                        "the engine's functions, read at init",
 	"client.rpc":                        "the engine's functions, read at init",
 	"transport/stdio.rpc":               "the engine's functions, read at init",
