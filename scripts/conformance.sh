@@ -9,7 +9,10 @@
 #
 # The tasks-* scenarios of the tasks extension are not scored by the
 # suite ("extension"), but ferry serves the extension: a run in which one
-# of them fails fails here.
+# of them fails fails here. The seven sep-2640-* scenarios of the skills
+# extension are in no requirement set: they run by name first (the
+# server's three in both eras), and any check that is not SUCCESS fails
+# them, SKIPPED included.
 #
 # Prints one summary line per run; the suite's own output goes to a log
 # file and is shown (filtered) only when a run fails. Exits non-zero if
@@ -219,7 +222,60 @@ run() {
 	fi
 }
 
+# checkall DIR ALLOWED... prints the checks under DIR that are neither
+# SUCCESS nor INFO, but for the SKIPPED checks ALLOWED names, and fails
+# when there is one.
+checkall() {
+	"$node" -e '
+		const fs = require("fs"), path = require("path");
+		const [dir, ...allowed] = process.argv.slice(1);
+		const walk = d => fs.readdirSync(d, {withFileTypes: true}).flatMap(e =>
+			e.isDirectory() ? walk(path.join(d, e.name)) : e.name === "checks.json" ? [path.join(d, e.name)] : []);
+		let n = 0, bad = 0;
+		for (const f of walk(dir))
+			for (const c of JSON.parse(fs.readFileSync(f, "utf8"))) {
+				n++;
+				if (c.status === "SUCCESS" || c.status === "INFO" || c.status === "SKIPPED" && allowed.includes(c.id)) continue;
+				if (++bad <= 8) console.log(`    ${c.id} ${c.status}: ${(c.errorMessage || c.description || "").slice(0, 300)}`);
+			}
+		if (bad > 8) console.log(`    (and ${bad - 8} more)`);
+		if (n === 0) { console.log("    no checks were recorded"); bad++; }
+		process.exit(bad ? 1 : 0);' "$@"
+}
+
+# skills LEG VERSION SCENARIO ALLOWED... runs one scenario of the skills
+# extension (SEP-2640). Extension scenarios are in no requirement set, so
+# they run by name; every check must pass: a SKIPPED one fails the run
+# unless ALLOWED names it (the suite skips the caching checks on
+# 2025-11-25, which has no caching fields).
+skills() {
+	local leg=$1 version=$2 scenario=$3
+	shift 3
+	local out="$tmp/out-skills-$leg-$version-$scenario" log="$tmp/skills-$leg-$version-$scenario.log"
+	local target
+	if [ "$leg" = server ]; then target=(--url "$url"); else target=(--command "$tmp/client" --timeout 15000); fi
+	local rc=0
+	timeout 60 "$node" "$suite_new" "$leg" "${target[@]}" --scenario "$scenario" --spec-version "$version" --force -o "$out" >"$log" 2>&1 || rc=$?
+	local bad
+	if bad=$(checkall "$out" "$@") && [ "$rc" -eq 0 ]; then
+		skills_ok="$skills_ok $scenario@$version"
+		return
+	fi
+	status=1
+	echo "conformance skills $leg $version $scenario: FAILED (exit $rc)"
+	[ -n "$bad" ] && echo "$bad"
+}
+
 cd "$tmp" # the suite writes nothing else, but its client runs in its cwd
+skills_ok=
+for sc in sep-2640-skills-enumeration sep-2640-skills-directory sep-2640-skills-manifest; do
+	skills server 2026-07-28 "$sc"
+	skills server 2025-11-25 "$sc" sep-2640-skills-list-cache-attributes sep-2640-skills-get-cache-attributes
+done
+for sc in sep-2640-client-no-prefetch sep-2640-client-verify-digest sep-2640-client-verify-size sep-2640-client-verify-frontmatter; do
+	skills client 2026-07-28 "$sc"
+done
+echo "conformance skills extension: $(wc -w <<<"$skills_ok")/10 runs pass (every check SUCCESS, none skipped but the caching checks the suite skips on 2025-11-25)"
 run server 2025-11-25 "$suite_new" --requirements 2025-11-25
 run server 2026-07-28 "$suite_new" --requirements 2026-07-28
 run server 0.1.16 "$suite_old" --suite all

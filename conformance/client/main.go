@@ -148,6 +148,10 @@ func (r *run) scenario(ctx context.Context, name string) error {
 		return r.callTools(ctx, name)
 	case "http-custom-headers":
 		return r.customHeaders(ctx)
+	case "sep-2640-client-no-prefetch":
+		return r.skillsScenario(ctx, false)
+	case "sep-2640-client-verify-digest", "sep-2640-client-verify-size", "sep-2640-client-verify-frontmatter":
+		return r.skillsScenario(ctx, true)
 	case "":
 		return errors.New("MCP_CONFORMANCE_SCENARIO is not set")
 	}

@@ -100,6 +100,7 @@ func New(log *slog.Logger) *server.Server {
 	addTaskTools(s)
 	addResources(s)
 	addPrompts(s)
+	addSkills(s)
 	return s
 }
 
