@@ -320,3 +320,5 @@ func TestRemove(t *testing.T) {
 		t.Error("a removed skill's file is still served")
 	}
 }
+
+func dirFS(dir string) fs.FS { return os.DirFS(dir) }
