@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // callerKey carries the identity of a request's caller (WithCaller).
@@ -32,30 +34,64 @@ func callerOf(ctx context.Context) string {
 // sessionHeader names a Streamable HTTP session.
 const sessionHeader = "Mcp-Session-Id"
 
-// owners binds the Streamable HTTP sessions of the gateway to their
-// callers. Entries of sessions that ended are dropped as the map grows
+// owners keeps, for each Streamable HTTP and HTTP+SSE session of the
+// gateway, the caller that opened it and whether its client is still
+// there. Entries of sessions that ended are dropped as the map grows
 // (prune), so it holds about as many as there are live sessions.
 type owners struct {
-	mu     sync.Mutex
-	m      map[string]string // session id -> caller
-	pruned int               // size after the last prune
+	mu     sync.RWMutex
+	m      map[string]*seen // session id -> what is known of it
+	pruned int              // size after the last prune
 	live   func() map[string]bool
 }
 
-func (o *owners) owner(id string) (string, bool) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	c, ok := o.m[id]
-	return c, ok
+// seen is what the gateway knows of one session's client.
+type seen struct {
+	caller string       // who opened it ("" without Auth)
+	open   atomic.Int32 // its HTTP requests being served, a GET stream among them
+	last   atomic.Int64 // when one last began or ended (Unix ns)
 }
 
-func (o *owners) bind(id, caller string) {
+func (s *seen) begin() {
+	s.open.Add(1)
+	s.last.Store(time.Now().UnixNano())
+}
+
+func (s *seen) end() {
+	s.last.Store(time.Now().UnixNano())
+	s.open.Add(-1)
+}
+
+func (o *owners) owner(id string) (*seen, bool) {
+	o.mu.RLock()
+	defer o.mu.RUnlock()
+	s, ok := o.m[id]
+	return s, ok
+}
+
+// gone reports whether the client of session id holds no request open
+// with the gateway and has sent none for bound: a session's client that
+// holds a GET stream, as clients commonly do, is never gone. A session
+// the gateway did not see open over HTTP (stdio, WebSocket) is not: it
+// ends with its connection.
+func (o *owners) gone(id string, bound time.Duration) bool {
+	s, ok := o.owner(id)
+	if !ok || s.open.Load() > 0 {
+		return false
+	}
+	return time.Since(time.Unix(0, s.last.Load())) >= bound
+}
+
+// bind records the session id, opened by caller, and returns its entry.
+func (o *owners) bind(id, caller string) *seen {
+	s := &seen{caller: caller}
+	s.last.Store(time.Now().UnixNano())
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.m == nil {
-		o.m = map[string]string{}
+		o.m = map[string]*seen{}
 	}
-	o.m[id] = caller
+	o.m[id] = s
 	if len(o.m) > 2*o.pruned+64 {
 		live := o.live()
 		for k := range o.m {
@@ -65,33 +101,43 @@ func (o *owners) bind(id, caller string) {
 		}
 		o.pruned = len(o.m)
 	}
+	return s
 }
 
 // bindSessions guards the endpoints: a request naming a session another
 // caller opened (Mcp-Session-Id, or an HTTP+SSE POST's sessionId) gets
 // 404, the answer for an unknown session, so that it learns nothing about
 // it; a response that opens a session binds it to the request's caller.
+// It notes too when each session's client has a request open, for
+// ClientGone.
 func (g *Gateway) bindSessions(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		caller := callerOf(r.Context())
-		if caller == "" {
-			next.ServeHTTP(w, r)
-			return
-		}
 		id := r.Header.Get(sessionHeader)
 		if id == "" && r.URL.RawQuery != "" {
 			id = r.URL.Query().Get("sessionId") // an HTTP+SSE session's POST
 		}
-		if id != "" {
-			if owner, ok := g.owners.owner(id); ok && owner != caller {
-				http.Error(w, "session not found", http.StatusNotFound)
-				return
+		if id == "" {
+			sse := r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/sse")
+			b := &binding{ResponseWriter: w, g: g, caller: caller, sse: sse}
+			next.ServeHTTP(b, r)
+			if b.seen != nil {
+				b.seen.end()
 			}
+			return
+		}
+		s, ok := g.owners.owner(id)
+		if !ok {
 			next.ServeHTTP(w, r)
 			return
 		}
-		sse := r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/sse")
-		next.ServeHTTP(&binding{ResponseWriter: w, g: g, caller: caller, sse: sse}, r)
+		if caller != "" && s.caller != "" && s.caller != caller {
+			http.Error(w, "session not found", http.StatusNotFound)
+			return
+		}
+		s.begin()
+		defer s.end()
+		next.ServeHTTP(w, r)
 	})
 }
 
@@ -110,7 +156,8 @@ func sseSession(p []byte) string {
 
 // binding is the ResponseWriter of a request without a session: when its
 // response opens one (an initialize's answer carries its id), the session
-// is bound to the caller before the client can learn the id.
+// is bound to the caller before the client can learn the id, and counts
+// the request as its client's until it ends.
 type binding struct {
 	http.ResponseWriter
 	g      *Gateway
@@ -118,14 +165,15 @@ type binding struct {
 	done   bool
 	// sse is set for the GET that opens an HTTP+SSE session, whose id
 	// comes in the stream's first event.
-	sse bool
+	sse  bool
+	seen *seen // the session it opened
 }
 
 func (b *binding) WriteHeader(code int) {
 	if !b.done {
 		b.done = true
 		if id := b.Header().Get(sessionHeader); id != "" {
-			b.g.owners.bind(id, b.caller)
+			b.open(id)
 		}
 	}
 	b.ResponseWriter.WriteHeader(code)
@@ -138,10 +186,16 @@ func (b *binding) Write(p []byte) (int, error) {
 	if b.sse {
 		b.sse = false
 		if id := sseSession(p); id != "" {
-			b.g.owners.bind(id, b.caller)
+			b.open(id)
 		}
 	}
 	return b.ResponseWriter.Write(p)
+}
+
+// open binds session id to the caller, the request its client's.
+func (b *binding) open(id string) {
+	b.seen = b.g.owners.bind(id, b.caller)
+	b.seen.begin()
 }
 
 // Flush and Unwrap keep what the handler finds through the writer

@@ -26,13 +26,17 @@
 // A stdio server runs as one process shared by every client (request ids
 // are the gateway's own, so answers cannot cross), or, with "isolation":
 // "session" in its entry, one process per client: per legacy session,
-// stopped when the session ends or idles, and per caller for stateless
-// clients (the identity [Options.Auth] gives with [WithCaller], such as
-// the digest of a bearer token), stopped when it idles. A stateless
-// request to such a server without a caller is refused: with nothing to
-// tell its client from another's, it has no process of its own. A
-// process that dies fails every request in flight at once and is
-// restarted.
+// stopped when the session ends, idles, or its client is gone (holds no
+// GET stream and sends nothing, see [Options.ClientGone]), and per
+// caller for stateless clients (the identity [Options.Auth] gives with
+// [WithCaller], such as the digest of a bearer token), stopped when it
+// idles. A stateless request to such a server without a caller is
+// refused: with nothing to tell its client from another's, it has no
+// process of its own. One client (its caller, else its address) holds
+// at most its share of these processes ([Options.MaxClientProcesses]).
+// A process that dies fails every request in flight at once and is
+// restarted, at once after a healthy run; requests that come meanwhile
+// wait for it ([Options.RestartWait]).
 //
 // A legacy server's question over a shared process names no request: the
 // gateway puts it to the one client with requests in flight there, and
@@ -83,12 +87,29 @@ type Options struct {
 	// addition to those whose entry says "isolation": "session"; "*"
 	// names them all.
 	Isolate []string
-	// MaxSessionProcesses bounds the per-session processes running at
-	// once (default 100): a session beyond it gets an error.
+	// MaxSessionProcesses bounds the per-client processes running at
+	// once (default 100); MaxClientProcesses bounds those of one client
+	// (default a quarter of MaxSessionProcesses): the caller Auth names,
+	// else the client's address (IPv6 by its /64), so that clients behind
+	// one proxy share one. A request that would start one beyond either
+	// gets an error saying which.
 	MaxSessionProcesses int
-	// SessionIdle stops a session's process after this long without a
-	// request (default 10 minutes).
+	MaxClientProcesses  int
+	// SessionIdle stops a client's process after this long without a
+	// request (default 10 minutes). ClientGone stops a legacy session's
+	// sooner, after this long (default 1 minute) without a request while
+	// its client holds no request open with the gateway (no GET stream: a
+	// client that went without ending its session). Either way the
+	// session's next request starts a new process.
 	SessionIdle time.Duration
+	ClientGone  time.Duration
+	// RestartWait bounds how long a request waits for its server to be
+	// started again after a crash (default 10 seconds), within the
+	// request's own deadline; a server whose restart is further away fails
+	// the request at once, saying when. A server is restarted at once
+	// after a crash that ends a run of Host.Restart.ResetAfter (default
+	// here 5 seconds), with backoff only when it keeps crashing sooner.
+	RestartWait time.Duration
 	// PendingTTL bounds how long a stateless client's request waits for
 	// the client to retry with its answers (default 5 minutes);
 	// MaxPending bounds how many wait at once (default 10,000).
@@ -202,8 +223,20 @@ func New(servers []*config.Server, opts *Options) (*Gateway, error) {
 	if o.MaxSessionProcesses <= 0 {
 		o.MaxSessionProcesses = 100
 	}
+	if o.MaxClientProcesses <= 0 {
+		o.MaxClientProcesses = max(o.MaxSessionProcesses/4, 1)
+	}
 	if o.SessionIdle <= 0 {
 		o.SessionIdle = 10 * time.Minute
+	}
+	if o.ClientGone <= 0 {
+		o.ClientGone = time.Minute
+	}
+	if o.RestartWait <= 0 {
+		o.RestartWait = 10 * time.Second
+	}
+	if o.Host.Restart.ResetAfter == 0 {
+		o.Host.Restart.ResetAfter = 5 * time.Second
 	}
 	if o.PendingTTL <= 0 {
 		o.PendingTTL = 5 * time.Minute
@@ -212,7 +245,7 @@ func New(servers []*config.Server, opts *Options) (*Gateway, error) {
 		o.MaxPending = 10000
 	}
 	g.pending = pendingSet{ttl: o.PendingTTL, max: o.MaxPending}
-	g.children = children{max: o.MaxSessionProcesses}
+	g.children = children{max: o.MaxSessionProcesses, share: o.MaxClientProcesses}
 	g.log = o.Logger
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)

@@ -77,15 +77,38 @@ func (l *link) use() func() {
 	}
 }
 
-// client returns the connection's client, waiting while it starts and
-// failing at once while it is down.
+// client returns the connection's client, waiting while it starts, and
+// while it is down for a restart due within Options.RestartWait.
 func (l *link) client(ctx context.Context) (*client.Client, error) {
 	c, err := l.srv.Client(ctx)
+	if err != nil && l.restartDue() {
+		c, err = l.awaitRestart(ctx)
+	}
 	if err != nil {
 		return nil, upstreamError(l.up.name, err)
 	}
 	l.watch(c)
 	return c, nil
+}
+
+// restartDue reports whether the server is down and will be started
+// again within RestartWait.
+func (l *link) restartDue() bool {
+	st := l.status()
+	return st.State == host.Down && time.Until(st.RetryAt) <= l.up.g.opts.RestartWait
+}
+
+// awaitRestart waits, within RestartWait and ctx, for the server to be
+// started again, and returns its client: a crash (a tool that made the
+// server exit, say) fails the calls in flight, not those that come while
+// it restarts.
+func (l *link) awaitRestart(ctx context.Context) (*client.Client, error) {
+	wait, cancel := context.WithTimeout(ctx, l.up.g.opts.RestartWait)
+	defer cancel()
+	// Start waits until the server is ready or given up, through its
+	// restart; it starts nothing that is running already.
+	l.host.Start(wait, l.srv.Name())
+	return l.srv.Client(ctx)
 }
 
 // clientOptions are the options of the link's client: the questions of

@@ -2,11 +2,13 @@ package gateway
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
 	"github.com/ferrymcp/ferry/config"
 	"github.com/ferrymcp/ferry/host"
+	"github.com/ferrymcp/ferry/internal/serverapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
@@ -55,14 +57,25 @@ func (u *upstream) linkFor(ctx context.Context, req *server.Request) (*link, err
 		return u.shared, nil
 	}
 	if req.Session != nil {
-		return u.ownLink(sessionOwner(req.Session), req.Session)
+		return u.ownLink(sessionOwner(req.Session), req.Session, shareKey(ctx))
 	}
 	caller := callerOf(ctx)
 	if caller == "" {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 			"upstream %s runs a process per client (\"isolation\": \"session\"), and this stateless request names no caller to run it for: use a legacy session (initialize), or the gateway's bearer tokens", u.name)
 	}
-	return u.ownLink(callerOwner(caller), nil)
+	return u.ownLink(callerOwner(caller), nil, shareKey(ctx))
+}
+
+// shareKey names the client whose share of the per-client processes a
+// request's process counts against: the caller WithCaller named, else
+// the one an authorization middleware named, else the client's address
+// (IPv6 by its /64), as the transports name a client for their bounds.
+func shareKey(ctx context.Context) string {
+	if c := callerOf(ctx); c != "" {
+		return "caller:" + c
+	}
+	return serverapi.ClientKey(ctx, serverapi.RemoteAddrOf(ctx))
 }
 
 // listLink returns the connection whose lists req sees: linkFor's, or,
@@ -98,8 +111,9 @@ func (o owner) ended() <-chan struct{} {
 	return o.sess.Done()
 }
 
-// ownLink returns o's connection, started on its first request.
-func (u *upstream) ownLink(o owner, sess *server.Session) (*link, error) {
+// ownLink returns o's connection, started on its first request; key is
+// the client whose share it counts against (shareKey).
+func (u *upstream) ownLink(o owner, sess *server.Session, key string) (*link, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if l := u.own[o]; l != nil {
@@ -109,25 +123,25 @@ func (u *upstream) ownLink(o owner, sess *server.Session) (*link, error) {
 	if u.closed {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "upstream %s was removed", u.name)
 	}
-	if !u.g.children.acquire() {
-		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError,
-			"upstream %s: the gateway runs as many per-client processes as it may (%d); try again later", u.name, u.g.children.max)
+	if err := u.g.children.acquire(key); err != nil {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "upstream %s: %v", u.name, err)
 	}
 	l, err := newLink(u, u.cfg, sess)
 	if err != nil {
-		u.g.children.release()
+		u.g.children.release(key)
 		return nil, err
 	}
 	u.own[o] = l
-	u.g.wg.Go(func() { u.reap(o, l) })
+	u.g.wg.Go(func() { u.reap(o, l, key) })
 	return l, nil
 }
 
-// reap stops an owner's process when its session ends, when it has been
-// idle for too long, or when the upstream goes.
-func (u *upstream) reap(o owner, l *link) {
-	idle := u.g.opts.SessionIdle
-	t := time.NewTicker(max(idle/4, 10*time.Millisecond))
+// reap stops an owner's process when its session ends, when its client
+// is gone (goneClient), when it has been idle for too long, or when the
+// upstream goes.
+func (u *upstream) reap(o owner, l *link, key string) {
+	opts := &u.g.opts
+	t := time.NewTicker(max(min(opts.SessionIdle, opts.ClientGone)/4, 10*time.Millisecond))
 	defer t.Stop()
 	for waiting := true; waiting; {
 		select {
@@ -136,10 +150,7 @@ func (u *upstream) reap(o owner, l *link) {
 		case <-u.done:
 			waiting = false
 		case <-t.C:
-			// A process still starting is not idle, however long npx
-			// takes to fetch it.
-			last := time.Unix(0, l.lastUse.Load())
-			waiting = l.active.Load() > 0 || time.Since(last) < idle || l.status().State == host.Starting
+			waiting = !u.unused(o, l)
 		}
 	}
 	u.mu.Lock()
@@ -148,8 +159,25 @@ func (u *upstream) reap(o owner, l *link) {
 	}
 	u.mu.Unlock()
 	l.close()
-	u.g.children.release()
+	u.g.children.release(key)
 	u.g.log.Debug("gateway: per-client process stopped", "server", u.name)
+}
+
+// unused reports whether o's process may stop: no call in flight, and
+// idle for SessionIdle, or for ClientGone when its client holds nothing
+// open with the gateway (a legacy session's client that went without
+// ending it: closed, crashed, or one that only opens sessions). A
+// process still starting is not idle, however long npx takes to fetch
+// it.
+func (u *upstream) unused(o owner, l *link) bool {
+	if l.active.Load() > 0 || l.status().State == host.Starting {
+		return false
+	}
+	idle := time.Since(time.Unix(0, l.lastUse.Load()))
+	if idle >= u.g.opts.SessionIdle {
+		return true
+	}
+	return o.sess != nil && idle >= u.g.opts.ClientGone && u.g.owners.gone(o.sess.ID, u.g.opts.ClientGone)
 }
 
 // close stops every connection of the upstream and its endpoint.
@@ -203,21 +231,32 @@ func (u *upstream) subscribe(ctx context.Context, req *server.Request, uri strin
 	return l, nil
 }
 
-// children bounds the per-session processes of a gateway.
+// children bounds the per-client processes of a gateway: max in all,
+// share for one client (shareKey), so that one client cannot take them
+// all.
 type children struct {
-	max int
-	mu  sync.Mutex
-	n   int
+	max, share int
+	mu         sync.Mutex
+	n          int
+	held       map[string]int // client -> processes
 }
 
-func (c *children) acquire() bool {
+// acquire counts a process for client key, or says why it may not run.
+func (c *children) acquire(key string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.n >= c.max {
-		return false
+		return fmt.Errorf("the gateway runs as many per-client processes as it may (%d); try again later", c.max)
+	}
+	if c.held[key] >= c.share {
+		return fmt.Errorf("this client runs as many per-client processes as one client may (%d); end a session or try again later", c.share)
+	}
+	if c.held == nil {
+		c.held = map[string]int{}
 	}
 	c.n++
-	return true
+	c.held[key]++
+	return nil
 }
 
 func (c *children) count() int {
@@ -226,8 +265,11 @@ func (c *children) count() int {
 	return c.n
 }
 
-func (c *children) release() {
+func (c *children) release(key string) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.n--
-	c.mu.Unlock()
+	if c.held[key]--; c.held[key] <= 0 {
+		delete(c.held, key)
+	}
 }
