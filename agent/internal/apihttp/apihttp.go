@@ -18,6 +18,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -55,14 +56,30 @@ const (
 // may go.
 func HTTPClient(c *http.Client) *http.Client {
 	if c == nil {
-		c = &http.Client{}
+		c = defaultClient()
+	}
+	return redirect.Client(c, &redirect.Policy{})
+}
+
+// The default client is shared by the models, and so are its idle
+// connections: a chat that switches models does not leave a pool behind
+// each time. It is made when first used, not at every start of the
+// command.
+var (
+	defaultOnce sync.Once
+	defaultHTTP *http.Client
+)
+
+func defaultClient() *http.Client {
+	defaultOnce.Do(func() {
+		defaultHTTP = &http.Client{}
 		if t, ok := http.DefaultTransport.(*http.Transport); ok {
 			t = t.Clone()
 			t.ResponseHeaderTimeout = responseHeaderTimeout
-			c.Transport = t
+			defaultHTTP.Transport = t
 		}
-	}
-	return redirect.Client(c, &redirect.Policy{})
+	})
+	return defaultHTTP
 }
 
 // Endpoint parses an API's base URL and joins path to it: base must be an
