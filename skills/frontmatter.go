@@ -158,9 +158,6 @@ func (p *yamlParser) document() (any, error) {
 // indent.
 func (p *yamlParser) block(indent int) (any, error) {
 	l, _ := p.next()
-	if strings.HasPrefix(l.text, "\t") {
-		return nil, p.errorf(l.num, "tabs cannot indent YAML")
-	}
 	p.depth++
 	defer func() { p.depth-- }()
 	if p.depth > maxDepth {
@@ -231,6 +228,9 @@ func (p *yamlParser) mapping(indent int) (any, error) {
 		}
 		if isSeqItem(l.text) {
 			return nil, p.errorf(l.num, "a sequence item where a key was expected")
+		}
+		if l.text[0] == '\t' {
+			return nil, p.errorf(l.num, "tabs cannot indent YAML")
 		}
 		key, rest, err := p.key(l)
 		if err != nil {
