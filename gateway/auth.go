@@ -26,7 +26,9 @@ import (
 // accept or transit any other tokens", token passthrough being forbidden).
 //
 // The gateway takes any func(http.Handler) http.Handler as Options.Auth,
-// so an OAuth resource server's middleware plugs in the same way.
+// so an OAuth resource server's middleware plugs in the same way: the
+// caller it names with [WithCaller] gets the same share of the
+// connections.
 func BearerTokens(tokens []string) func(http.Handler) http.Handler {
 	// Comparing digests keeps the time of a comparison independent of the
 	// tokens' lengths too.

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/ferrymcp/ferry/transport/httpserver"
 )
 
 // callerKey carries the identity of a request's caller (WithCaller).
@@ -113,6 +115,13 @@ func (o *owners) bind(id, caller string) *seen {
 func (g *Gateway) bindSessions(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		caller := callerOf(r.Context())
+		// Whatever Auth named the caller (BearerTokens, or middleware of
+		// the user's own that only calls WithCaller), its connections
+		// count against its share of the listener, not its address's.
+		if caller != "" && !httpserver.Authenticated(r.Context(), caller) {
+			refuse(w, "too many connections for this caller", http.StatusTooManyRequests)
+			return
+		}
 		id := r.Header.Get(sessionHeader)
 		if id == "" && r.URL.RawQuery != "" {
 			id = r.URL.Query().Get("sessionId") // an HTTP+SSE session's POST

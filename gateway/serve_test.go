@@ -59,7 +59,12 @@ func closedSoon(c net.Conn) bool {
 // serveGateway serves a gateway with no servers, behind a token, on an
 // in-memory listener whose connections all come from 127.0.0.1.
 func serveGateway(t *testing.T, http httpserver.Options) (*pipenet.Listener, func()) {
-	g, err := New(nil, &Options{Auth: BearerTokens([]string{"secret"})})
+	return serveGatewayWith(t, BearerTokens([]string{"secret"}), http)
+}
+
+// serveGatewayWith is serveGateway with auth as its Options.Auth.
+func serveGatewayWith(t *testing.T, auth func(http.Handler) http.Handler, http httpserver.Options) (*pipenet.Listener, func()) {
+	g, err := New(nil, &Options{Auth: auth})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,19 +130,38 @@ func TestClientsWithoutTokenHoldNoPlace(t *testing.T) {
 // (half of MaxConns by default); beyond it, 429 and the connection
 // closes.
 func TestTokenShare(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		l, stop := serveGateway(t, httpserver.Options{MaxConns: 4})
-		defer stop()
-		for i, want := range []int{200, 200, 429} {
-			c := l.Dial()
-			defer c.Close()
-			got, _ := post(c, "Authorization: Bearer secret\r\n")
-			if got.status != want {
-				t.Fatalf("connection %d: %v, want %d", i, got, want)
+	// A middleware of the user's own, which names the caller with
+	// WithCaller and knows nothing of the listener: the gateway counts
+	// the caller's connections all the same.
+	own := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Authorization") != "Bearer secret" {
+				http.Error(w, "unauthorized", http.StatusUnauthorized)
+				return
 			}
-			if want == 429 && (!got.close || !closedSoon(c)) {
-				t.Errorf("a 429's connection: %v, or it stays open", got)
-			}
-		}
-	})
+			next.ServeHTTP(w, r.WithContext(WithCaller(r.Context(), "alice")))
+		})
+	}
+	for name, auth := range map[string]func(http.Handler) http.Handler{
+		"BearerTokens": BearerTokens([]string{"secret"}),
+		"own":          own,
+	} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				l, stop := serveGatewayWith(t, auth, httpserver.Options{MaxConns: 4})
+				defer stop()
+				for i, want := range []int{200, 200, 429} {
+					c := l.Dial()
+					defer c.Close()
+					got, _ := post(c, "Authorization: Bearer secret\r\n")
+					if got.status != want {
+						t.Fatalf("connection %d: %v, want %d", i, got, want)
+					}
+					if want == 429 && (!got.close || !closedSoon(c)) {
+						t.Errorf("a 429's connection: %v, or it stays open", got)
+					}
+				}
+			})
+		})
+	}
 }
