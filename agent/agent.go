@@ -41,6 +41,17 @@ type Limits struct {
 	// size of the tool schemas is weighed (default
 	// [DefaultContextTokens]).
 	ContextTokens int
+	// MaxSamplingTokens caps the reply to a server's sampling request,
+	// whatever maxTokens it asks for (default [DefaultMaxSamplingTokens];
+	// negative: the server's). The turn's token limit lowers it further.
+	MaxSamplingTokens int64
+	// MaxToolBytes bounds the definition (name, description, schema) of
+	// one tool given to the model, and MaxServerToolBytes those of one
+	// server's tools together; a tool beyond either is left out, with a
+	// warning naming it (defaults [DefaultMaxToolBytes] and ContextTokens
+	// bytes, about a quarter of the context; negative: no limit).
+	MaxToolBytes       int
+	MaxServerToolBytes int
 }
 
 func (l Limits) withDefaults() Limits {
@@ -55,6 +66,15 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.ContextTokens <= 0 {
 		l.ContextTokens = DefaultContextTokens
+	}
+	if l.MaxSamplingTokens == 0 {
+		l.MaxSamplingTokens = DefaultMaxSamplingTokens
+	}
+	if l.MaxToolBytes == 0 {
+		l.MaxToolBytes = DefaultMaxToolBytes
+	}
+	if l.MaxServerToolBytes == 0 {
+		l.MaxServerToolBytes = l.ContextTokens
 	}
 	return l
 }
@@ -101,10 +121,9 @@ type Agent struct {
 
 	emitMu sync.Mutex
 	state  toolState
-	// turnUsage gathers the tokens of the running turn, sampling
-	// included.
-	usageMu   sync.Mutex
-	turnUsage Usage
+	// budget counts the model requests and tokens of the running turn,
+	// sampling included.
+	budget budget
 }
 
 // Result is the outcome of a turn.
@@ -115,10 +134,15 @@ type Result struct {
 	// them.
 	Calls []*CallRecord `json:"toolCalls"`
 	Usage Usage         `json:"usage"`
-	// Steps is the number of model requests.
+	// Steps is the number of model requests, the servers' sampling
+	// requests included: what the step limit bounds.
 	Steps int        `json:"steps"`
 	Stop  StopReason `json:"stopReason,omitempty"`
 	Model string     `json:"model,omitempty"`
+	// Sampling is what each server's sampling requests took.
+	Sampling []SamplingCount `json:"sampling,omitempty"`
+	// Error says why the turn stopped early, when it did.
+	Error *Failure `json:"error,omitempty"`
 }
 
 func (a *Agent) emit(e Event) {
@@ -128,18 +152,6 @@ func (a *Agent) emit(e Event) {
 	a.emitMu.Lock()
 	defer a.emitMu.Unlock()
 	a.OnEvent(e)
-}
-
-func (a *Agent) addUsage(u Usage) {
-	a.usageMu.Lock()
-	a.turnUsage = a.turnUsage.Add(u)
-	a.usageMu.Unlock()
-}
-
-func (a *Agent) usage() Usage {
-	a.usageMu.Lock()
-	defer a.usageMu.Unlock()
-	return a.turnUsage
 }
 
 func (a *Agent) conversation() *Conversation {
@@ -158,7 +170,7 @@ func (a *Agent) conversation() *Conversation {
 // When ctx is cancelled, the tool calls in flight are cancelled and Run
 // returns the partial result with ctx's error; a limit ends the turn
 // with a *[LimitError].
-func (a *Agent) Run(ctx context.Context, input ...Part) (*Result, error) {
+func (a *Agent) Run(ctx context.Context, input ...Part) (res *Result, err error) {
 	if a.Model == nil {
 		return nil, errors.New("agent: no model")
 	}
@@ -167,23 +179,22 @@ func (a *Agent) Run(ctx context.Context, input ...Part) (*Result, error) {
 	if len(input) > 0 {
 		conv.Messages = append(conv.Messages, UserMessage(input...))
 	}
-	a.usageMu.Lock()
-	a.turnUsage = Usage{}
-	a.usageMu.Unlock()
+	a.budget.reset()
 	if lim.MaxTime > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, lim.MaxTime, &LimitError{Limit: "time", Value: lim.MaxTime})
 		defer cancel()
 	}
-	res := &Result{Model: a.ModelName}
+	res = &Result{Model: a.ModelName}
 	defer func() {
-		res.Usage = a.usage()
+		res.Steps, res.Usage, res.Sampling = a.budget.spent()
+		res.Error = NewFailure(err)
 		conv.Usage = conv.Usage.Add(res.Usage)
 		a.emit(Event{Kind: EventUsage, Usage: res.Usage})
 	}()
 	for step := 1; ; step++ {
-		if lim.MaxSteps > 0 && step > lim.MaxSteps {
-			return res, &LimitError{Limit: "steps", Value: lim.MaxSteps}
+		if err := a.budget.takeStep(lim); err != nil {
+			return res, err
 		}
 		done, err := a.step(ctx, step, lim, res)
 		if err != nil {
@@ -194,9 +205,6 @@ func (a *Agent) Run(ctx context.Context, input ...Part) (*Result, error) {
 		}
 		if done {
 			return res, nil
-		}
-		if lim.MaxTokens > 0 && a.usage().Total() > lim.MaxTokens {
-			return res, &LimitError{Limit: "tokens", Value: lim.MaxTokens}
 		}
 	}
 }
@@ -210,7 +218,6 @@ func (a *Agent) step(ctx context.Context, n int, lim Limits, res *Result) (done 
 	if req.System == "" {
 		req.System = conv.System
 	}
-	res.Steps = n
 	reply, err := a.Model.Generate(ctx, req, func(d Delta) {
 		if d.Text != "" {
 			a.emit(Event{Kind: EventText, Text: d.Text})
@@ -219,7 +226,7 @@ func (a *Agent) step(ctx context.Context, n int, lim Limits, res *Result) (done 
 	if err != nil {
 		return false, err
 	}
-	a.addUsage(reply.Usage)
+	a.budget.addUsage(reply.Usage)
 	a.emit(Event{Kind: EventStep, Step: n, Usage: reply.Usage})
 	if reply.Model != "" && res.Model == "" {
 		res.Model = reply.Model

@@ -198,7 +198,8 @@ func TestApproval(t *testing.T) {
 		{"auto", &Policy{Mode: Auto}, "srv__wipe", true, ""},
 		{"deny mode", &Policy{Mode: Deny}, "srv__look", false, "denied (approval mode deny)"},
 		{"deny list first", &Policy{Mode: Auto, Deny: []string{"srv__w*"}, Allow: []string{"srv__wipe"}}, "srv__wipe", false, `configuration denies this tool ("srv__w*")`},
-		{"allow list", &Policy{Mode: Deny, Allow: []string{"srv__*"}}, "srv__wipe", true, ""},
+		{"allow list", &Policy{Mode: Ask, Allow: []string{"srv__*"}}, "srv__wipe", true, ""},
+		{"deny mode beats the allow list", &Policy{Mode: Deny, Allow: []string{"srv__*"}}, "srv__look", false, "denied (approval mode deny)"},
 		{"ask without a terminal", &Policy{Mode: Ask}, "srv__echo", false, "no terminal to ask"},
 		{"ask, refused", &Policy{Mode: Ask, Ask: ask}, "srv__wipe", false, "the user denied it"},
 		{"no policy", nil, "srv__echo", false, "no approval policy"},
@@ -459,7 +460,9 @@ func TestSchemasCrowdingTheContextAreWarnedOf(t *testing.T) {
 	h := startHost(t, map[string]*server.Server{"srv": s}, nil)
 	m := &scripted{script: func(n int, req *Request) (*Reply, error) { return say("ok"), nil }}
 	var ev events
-	a := &Agent{Model: m, Tools: h, Policy: &Policy{Mode: Auto}, OnEvent: ev.add, Limits: Limits{ContextTokens: 2000}}
+	// A server's tools alone may take what crowds the context; several
+	// servers' together do.
+	a := &Agent{Model: m, Tools: h, Policy: &Policy{Mode: Auto}, OnEvent: ev.add, Limits: Limits{ContextTokens: 2000, MaxServerToolBytes: -1}}
 	for range 2 {
 		if _, err := a.Run(context.Background(), Text("hi")); err != nil {
 			t.Fatal(err)

@@ -22,7 +22,8 @@ const (
 	Ask Mode = "ask"
 	// Auto approves everything the allow and deny lists do not settle.
 	Auto Mode = "auto"
-	// Deny refuses everything the allow list does not allow.
+	// Deny refuses every tool call and sampling request, whatever the
+	// allow lists say.
 	Deny Mode = "deny"
 )
 
@@ -36,7 +37,8 @@ func ParseMode(s string) (Mode, error) {
 }
 
 // Policy decides which tool calls run and which sampling requests the
-// model answers. The lists apply first, deny before allow; then the mode.
+// model answers. Mode deny refuses them all; otherwise the lists apply
+// first, deny before allow, then the mode.
 // Its methods are safe for concurrent use.
 type Policy struct {
 	Mode Mode
@@ -90,12 +92,17 @@ const (
 type verdict struct {
 	ok     bool
 	reason string
+	// unasked: refused because the user had to be asked and could not be.
+	unasked bool
 }
 
 // decideTool decides a tool call.
 func (p *Policy) decideTool(ctx context.Context, t *host.Tool, args jsontext.Value) verdict {
 	if p == nil {
 		return verdict{reason: "not run: the host has no approval policy"}
+	}
+	if p.Mode == Deny {
+		return denyMode("tool calls")
 	}
 	if pat, ok := matchAny(p.Deny, t.Name); ok {
 		return verdict{reason: fmt.Sprintf("not run: the configuration denies this tool (%q)", pat)}
@@ -119,6 +126,9 @@ func (p *Policy) decideSampling(ctx context.Context, server string, req *protoco
 	if p == nil {
 		return verdict{reason: "the host has no approval policy"}
 	}
+	if p.Mode == Deny {
+		return denyMode("sampling requests")
+	}
 	if pat, ok := matchAny(p.SamplingDeny, server); ok {
 		return verdict{reason: fmt.Sprintf("the configuration denies sampling to this server (%q)", pat)}
 	}
@@ -128,15 +138,17 @@ func (p *Policy) decideSampling(ctx context.Context, server string, req *protoco
 	return p.decide(ctx, &Question{Sampling: req, Server: server}, "sampling requests")
 }
 
+// denyMode is the verdict of mode deny.
+func denyMode(what string) verdict {
+	return verdict{reason: "not run: " + what + " are denied (approval mode deny)"}
+}
+
 func (p *Policy) decide(ctx context.Context, q *Question, what string) verdict {
-	switch p.Mode {
-	case Auto:
+	if p.Mode == Auto {
 		return verdict{ok: true}
-	case Deny:
-		return verdict{reason: "not run: " + what + " are denied (approval mode deny)"}
 	}
 	if p.Ask == nil {
-		return verdict{reason: "not run: " + what + " need the user's approval and there is no terminal to ask; " +
+		return verdict{unasked: true, reason: "not run: " + what + " need the user's approval and there is no terminal to ask; " +
 			"rerun with --approval auto, or allow this in the configuration"}
 	}
 	a, err := p.Ask(ctx, q)

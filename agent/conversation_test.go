@@ -58,7 +58,7 @@ func TestSettings(t *testing.T) {
 	t.Setenv("FERRY_TEST_KEY", "sk-test")
 	f, err := config.Parse("/x/c.json", []byte(`{"mcpServers":{"a":{"command":"a"}},
 	  "agent":{"model":"openai/gpt-4o","approval":"ask","allow":["a__*"],"deny":["*__rm"],
-	    "sampling":{"allow":["a"]},"maxSteps":7,
+	    "sampling":{"allow":["a"]},"maxSteps":7,"maxSamplingTokens":500,"maxToolBytes":1000,"maxServerToolBytes":-1,
 	    "providers":{"openai":{"apiKey":"${FERRY_TEST_KEY}","baseURL":"http://127.0.0.1:1/v1"}}}}`), config.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
@@ -67,12 +67,16 @@ func TestSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if lim := s.Limits(); lim.MaxSteps != 7 || lim.MaxSamplingTokens != 500 || lim.MaxToolBytes != 1000 || lim.MaxServerToolBytes != -1 {
+		t.Errorf("limits %+v", lim)
+	}
 	if s.Model != "openai/gpt-4o" || s.Approval != "ask" || s.MaxSteps != 7 || s.Sampling.Allow[0] != "a" ||
 		s.Providers["openai"].APIKey != "sk-test" || s.Providers["openai"].BaseURL != "http://127.0.0.1:1/v1" {
 		t.Errorf("settings %+v", s)
 	}
 	merged := (&Settings{Model: "anthropic/claude", Deny: []string{"x"}}).Merge(s)
-	if merged.Model != "anthropic/claude" || merged.Approval != "ask" || len(merged.Deny) != 2 || merged.Providers["openai"].APIKey != "sk-test" {
+	if merged.Model != "anthropic/claude" || merged.Approval != "ask" || len(merged.Deny) != 2 || merged.Providers["openai"].APIKey != "sk-test" ||
+		merged.MaxToolBytes != 1000 || merged.MaxSamplingTokens != 500 {
 		t.Errorf("merged %+v", merged)
 	}
 	for in, want := range map[string]string{

@@ -19,6 +19,14 @@ const (
 	DefaultMaxResultBytes = 32 << 10
 	DefaultMaxImageBytes  = 5 << 20
 	DefaultContextTokens  = 128_000
+	// DefaultMaxSamplingTokens caps a sampling reply: servers ask for
+	// what they like (100,000 is seen), and a provider refuses a cap
+	// beyond its model's.
+	DefaultMaxSamplingTokens = 4096
+	// DefaultMaxToolBytes bounds a tool's definition: a description the
+	// size of a manual, or a schema of every field of an API, would take
+	// the context of every request.
+	DefaultMaxToolBytes = 16 << 10
 )
 
 // ContentParts turns MCP content (of a tool result, a prompt, a sampling

@@ -2,6 +2,8 @@ package agent
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/go-json-experiment/json"
@@ -22,31 +24,64 @@ const CodeUserRejected = -1
 // host's, so that a server cannot make the model call other servers'
 // tools. Tool names are mapped to the providers' rules and back; the
 // stop reason is MCP's.
+//
+// Each request is a step of the turn and its tokens the turn's, counted
+// before it is made: a server asking again and again meets the turn's
+// step and token limits, and its maxTokens is lowered to
+// [Limits.MaxSamplingTokens] and to what the token limit leaves.
 func (a *Agent) Sample(ctx context.Context, server string, p *protocol.CreateMessageParams) (*protocol.CreateMessageResult, error) {
-	rec := &SamplingRecord{Server: server, Request: p}
+	rec := &SamplingRecord{Server: server, Request: p, RequestedMaxTokens: p.MaxTokens}
 	start := time.Now()
 	defer func() {
 		rec.Duration = time.Since(start)
+		rec.Millis = rec.Duration.Milliseconds()
 		a.emit(Event{Kind: EventSampling, Sampling: rec})
 	}()
 	if err := checkSamplingMessages(p.Messages); err != nil {
-		rec.Refused = err.Error()
-		return nil, err
+		return nil, a.refuseSampling(rec, err.Error(), err)
 	}
 	if v := a.Policy.decideSampling(ctx, server, p); !v.ok {
-		rec.Refused = v.reason
-		return nil, &jsonrpc.Error{Code: CodeUserRejected, Message: "User rejected sampling request: " + v.reason}
+		rec.Unasked = v.unasked
+		return nil, a.refuseSampling(rec, v.reason, &jsonrpc.Error{Code: CodeUserRejected, Message: "User rejected sampling request: " + v.reason})
 	}
 	if a.Model == nil {
-		rec.Refused = "no model"
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the host has no model"}
+		return nil, a.refuseSampling(rec, "no model", &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the host has no model"})
 	}
+	names, req := samplingRequest(p)
+	g, err := a.budget.reserveSampling(server, a.Limits.withDefaults(), estimateTokens(req), p.MaxTokens)
+	if err != nil {
+		rec.Refused = limitReached(err)
+		return nil, &jsonrpc.Error{Code: CodeUserRejected, Message: "User rejected sampling request: " + rec.Refused}
+	}
+	req.MaxTokens, rec.MaxTokens = g.maxTokens, g.maxTokens
+	reply, err := a.Model.Generate(ctx, req, nil)
+	if err != nil {
+		a.budget.settle(g, Usage{})
+		rec.Refused = err.Error()
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the host's model failed: " + err.Error()}
+	}
+	a.budget.settle(g, reply.Usage)
+	rec.Usage, rec.Stop, rec.Text = reply.Usage, reply.Stop, reply.Message.Text()
+	return samplingResult(reply, names, a.ModelName), nil
+}
+
+// refuseSampling records a request refused before the model was asked.
+func (a *Agent) refuseSampling(rec *SamplingRecord, reason string, err error) error {
+	rec.Refused = reason
+	a.budget.refuse(rec.Server)
+	return err
+}
+
+// samplingRequest is the model's request for a server's: the server's
+// messages, system prompt and limits, and its own tools only, their
+// names mapped to the providers' rules.
+func samplingRequest(p *protocol.CreateMessageParams) (*Names, *Request) {
 	toolNames := make([]string, len(p.Tools))
 	for i, t := range p.Tools {
 		toolNames[i] = t.Name
 	}
 	names := NewNames(toolNames)
-	req := &Request{System: p.SystemPrompt, MaxTokens: p.MaxTokens, Temperature: p.Temperature, StopSequences: p.StopSequences}
+	req := &Request{System: p.SystemPrompt, Temperature: p.Temperature, StopSequences: p.StopSequences}
 	for i := range p.Tools {
 		t := &p.Tools[i]
 		req.Tools = append(req.Tools, ToolSpec{Name: names.Model(t.Name), Description: describe(t), Schema: schemaForModel(t.InputSchema)})
@@ -55,14 +90,23 @@ func (a *Agent) Sample(ctx context.Context, server string, p *protocol.CreateMes
 		req.ToolChoice = p.ToolChoice.Mode
 	}
 	req.Messages = samplingMessages(p.Messages, names)
-	reply, err := a.Model.Generate(ctx, req, nil)
-	if err != nil {
-		rec.Refused = err.Error()
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the host's model failed: " + err.Error()}
+	return names, req
+}
+
+// limitReached says which of the host's limits refused a sampling
+// request.
+func limitReached(err error) string {
+	var le *LimitError
+	if !errors.As(err, &le) {
+		return err.Error()
 	}
-	a.addUsage(reply.Usage)
-	rec.Usage, rec.Stop, rec.Text = reply.Usage, reply.Stop, reply.Message.Text()
-	return samplingResult(reply, names, a.ModelName), nil
+	switch le.Limit {
+	case "steps":
+		return fmt.Sprintf("the host's limit of %v model requests a turn is reached", le.Value)
+	case "tokens":
+		return fmt.Sprintf("the host's limit of %v tokens a turn leaves too few for it", le.Value)
+	}
+	return err.Error()
 }
 
 // checkSamplingMessages enforces the balance of tool uses and results:

@@ -44,6 +44,11 @@ type Settings struct {
 	MaxTokens      int64 `json:"maxTokens,omitempty"`
 	MaxResultBytes int   `json:"maxResultBytes,omitempty"`
 	ContextTokens  int   `json:"contextTokens,omitempty"`
+	// MaxSamplingTokens, MaxToolBytes and MaxServerToolBytes are those of
+	// [Limits].
+	MaxSamplingTokens  int64 `json:"maxSamplingTokens,omitempty"`
+	MaxToolBytes       int   `json:"maxToolBytes,omitempty"`
+	MaxServerToolBytes int   `json:"maxServerToolBytes,omitempty"`
 	// Providers hold each provider's key and base URL, by provider name.
 	Providers map[string]ProviderSettings `json:"providers,omitempty"`
 }
@@ -88,6 +93,20 @@ func parseSettings(path string, raw jsontext.Value, vars *config.Vars) (*Setting
 	return &s, nil
 }
 
+// Limits are the limits the settings set (zero for the defaults).
+func (s *Settings) Limits() Limits {
+	return Limits{MaxSteps: s.MaxSteps, MaxTokens: s.MaxTokens, MaxResultBytes: s.MaxResultBytes, ContextTokens: s.ContextTokens,
+		MaxSamplingTokens: s.MaxSamplingTokens, MaxToolBytes: s.MaxToolBytes, MaxServerToolBytes: s.MaxServerToolBytes}
+}
+
+// firstSet is a, or b when a is unset (zero).
+func firstSet[T int | int64](a, b T) T {
+	if a != 0 {
+		return a
+	}
+	return b
+}
+
 // Merge fills what s leaves unset from t (an earlier file wins, as for
 // servers).
 func (s *Settings) Merge(t *Settings) *Settings {
@@ -111,18 +130,13 @@ func (s *Settings) Merge(t *Settings) *Settings {
 	out.Deny = append(append([]string(nil), out.Deny...), t.Deny...)
 	out.Sampling.Allow = append(append([]string(nil), out.Sampling.Allow...), t.Sampling.Allow...)
 	out.Sampling.Deny = append(append([]string(nil), out.Sampling.Deny...), t.Sampling.Deny...)
-	if out.MaxSteps == 0 {
-		out.MaxSteps = t.MaxSteps
-	}
-	if out.MaxTokens == 0 {
-		out.MaxTokens = t.MaxTokens
-	}
-	if out.MaxResultBytes == 0 {
-		out.MaxResultBytes = t.MaxResultBytes
-	}
-	if out.ContextTokens == 0 {
-		out.ContextTokens = t.ContextTokens
-	}
+	out.MaxSteps = firstSet(out.MaxSteps, t.MaxSteps)
+	out.MaxTokens = firstSet(out.MaxTokens, t.MaxTokens)
+	out.MaxResultBytes = firstSet(out.MaxResultBytes, t.MaxResultBytes)
+	out.ContextTokens = firstSet(out.ContextTokens, t.ContextTokens)
+	out.MaxSamplingTokens = firstSet(out.MaxSamplingTokens, t.MaxSamplingTokens)
+	out.MaxToolBytes = firstSet(out.MaxToolBytes, t.MaxToolBytes)
+	out.MaxServerToolBytes = firstSet(out.MaxServerToolBytes, t.MaxServerToolBytes)
 	providers := map[string]ProviderSettings{}
 	for k, v := range t.Providers {
 		providers[k] = v

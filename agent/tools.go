@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -35,8 +36,8 @@ type toolState struct {
 }
 
 // listTools lists the tools for a step, reporting changes since the last
-// step and warnings (servers that failed to list, schemas that crowd the
-// context).
+// step and warnings (servers that failed to list, tools left out for
+// their size, schemas that crowd the context).
 func (a *Agent) listTools(ctx context.Context, lim Limits) *toolSet {
 	ts := &toolSet{names: NewNames(nil), byName: map[string]*host.Tool{}}
 	if a.Tools == nil {
@@ -49,18 +50,84 @@ func (a *Agent) listTools(ctx context.Context, lim Limits) *toolSet {
 	names := make([]string, len(list))
 	for i := range list {
 		names[i] = list[i].Name
-		ts.byName[list[i].Name] = &list[i]
 	}
 	ts.names = NewNames(names)
+	fit := newToolFit(lim)
 	size := 0
 	for i := range list {
-		spec := ToolSpec{Name: ts.names.Model(list[i].Name), Description: describe(&list[i].Tool), Schema: schemaForModel(list[i].Tool.InputSchema)}
-		size += len(spec.Name) + len(spec.Description) + len(spec.Schema)
+		t := &list[i]
+		spec := ToolSpec{Name: ts.names.Model(t.Name), Description: describe(&t.Tool), Schema: schemaForModel(t.Tool.InputSchema)}
+		n := len(spec.Name) + len(spec.Description) + len(spec.Schema)
+		if !fit.take(t, n) {
+			continue
+		}
+		size += n
+		ts.byName[t.Name] = t
 		ts.specs = append(ts.specs, spec)
 	}
+	for _, w := range fit.warnings() {
+		a.warnOnce("fit:"+w, w)
+	}
 	a.noteChanges(names)
-	a.checkSchemaSize(size, len(list), lim.ContextTokens)
+	a.checkSchemaSize(size, len(ts.specs), lim.ContextTokens)
 	return ts
+}
+
+// toolFit keeps the tool definitions within the limits, in the servers'
+// order: a tool larger than the limit of a tool, or than what is left of
+// its server's, is left out, and the smaller ones after it still fit.
+type toolFit struct {
+	lim     Limits
+	used    map[string]int      // bytes by server
+	tooBig  []string            // tools over the limit of a tool
+	crowded map[string][]string // tools left out, by server
+	servers []string            // servers with tools left out, in order
+}
+
+func newToolFit(lim Limits) *toolFit {
+	return &toolFit{lim: lim, used: map[string]int{}, crowded: map[string][]string{}}
+}
+
+// take says whether a tool whose definition takes n bytes fits.
+func (f *toolFit) take(t *host.Tool, n int) bool {
+	if f.lim.MaxToolBytes > 0 && n > f.lim.MaxToolBytes {
+		f.tooBig = append(f.tooBig, fmt.Sprintf("%s (%d bytes)", t.Name, n))
+		return false
+	}
+	if f.lim.MaxServerToolBytes > 0 && f.used[t.Server]+n > f.lim.MaxServerToolBytes {
+		if len(f.crowded[t.Server]) == 0 {
+			f.servers = append(f.servers, t.Server)
+		}
+		f.crowded[t.Server] = append(f.crowded[t.Server], t.Name)
+		return false
+	}
+	f.used[t.Server] += n
+	return true
+}
+
+// warnings are the notes on what was left out.
+func (f *toolFit) warnings() []string {
+	var out []string
+	if len(f.tooBig) > 0 {
+		out = append(out, fmt.Sprintf("%d tools are left out: each one's name, description and schema take more than %d bytes "+
+			"(the limit of a tool, maxToolBytes in the agent settings): %s", len(f.tooBig), f.lim.MaxToolBytes, nameList(f.tooBig)))
+	}
+	for _, s := range f.servers {
+		left := f.crowded[s]
+		out = append(out, fmt.Sprintf("%d tools of server %q are left out: its tools' names, descriptions and schemas "+
+			"would take more than %d bytes (the limit of a server, maxServerToolBytes in the agent settings; "+
+			"or allow fewer tools, allowedTools in its configuration): %s", len(left), s, f.lim.MaxServerToolBytes, nameList(left)))
+	}
+	return out
+}
+
+// nameList is the first few names, and how many more there are.
+func nameList(names []string) string {
+	const shown = 8
+	if len(names) <= shown {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:shown], ", "), len(names)-shown)
 }
 
 // describe is the description the model gets: the tool's, or its title.
@@ -201,41 +268,46 @@ func (a *Agent) runCalls(ctx context.Context, calls []*ToolCall, ts *toolSet, li
 }
 
 // prepare resolves a call's tool, checks its arguments and asks for
-// approval; a call that may not run gets its error result here, and its
-// start and end events.
+// approval, reporting each stage; a call that may not run gets its error
+// result here, and its end event.
 func (a *Agent) prepare(ctx context.Context, p *pending, ts *toolSet) {
-	fail := func(msg string, denied bool) {
+	a.emit(Event{Kind: EventToolAsked, Call: p.rec})
+	fail := func(msg string) {
 		p.tool = nil
-		p.rec.Error, p.rec.IsError, p.rec.Denied = msg, true, denied
+		p.rec.Error, p.rec.IsError = msg, true
 		p.rec.Started = time.Now()
 		p.result.Content = []Part{Text(msg)}
 		p.result.IsError = true
 		p.rec.Result = msg
-		a.emit(Event{Kind: EventToolStart, Call: p.rec})
+		if p.rec.Denied {
+			a.emit(Event{Kind: EventToolDenied, Call: p.rec})
+		}
 		a.emit(Event{Kind: EventToolEnd, Call: p.rec})
 	}
 	name, ok := ts.names.Tool(p.call.Name)
 	t := ts.byName[name]
 	if !ok || t == nil {
-		fail(fmt.Sprintf("Error: there is no tool named %q.", p.call.Name), false)
+		fail(fmt.Sprintf("Error: there is no tool named %q.", p.call.Name))
 		return
 	}
 	p.rec.Name, p.rec.Server, p.rec.Tool = t.Name, t.Server, t.Tool.Name
 	args, ok := objectArgs(p.call.Arguments)
 	if !ok {
 		fail(fmt.Sprintf("Error: the arguments of this call are not a JSON object (%s); nothing was run. "+
-			"Call the tool again with a JSON object of its parameters.", argsProblem(p.call.Arguments)), false)
+			"Call the tool again with a JSON object of its parameters.", argsProblem(p.call.Arguments)))
 		return
 	}
 	p.args = args
 	if ctx.Err() != nil {
-		fail("Error: not run: the turn was cancelled.", false)
+		fail("Error: not run: the turn was cancelled.")
 		return
 	}
 	if v := a.Policy.decideTool(ctx, t, args); !v.ok {
-		fail(v.reason, true)
+		p.rec.Denied, p.rec.Unasked = true, v.unasked
+		fail(v.reason)
 		return
 	}
+	a.emit(Event{Kind: EventToolApproved, Call: p.rec})
 	p.tool = t
 }
 
