@@ -24,7 +24,7 @@ var eras = []string{protocol.Version20251125, protocol.LatestVersion}
 
 // dial connects a client of revision version to s over an in-memory
 // pipe.
-func dial(t *testing.T, s *server.Server, version string) *client.Client {
+func dial(t testing.TB, s *server.Server, version string) *client.Client {
 	t.Helper()
 	a, b := memory.NewPipe(jsonrpc.Limits{})
 	conn := s.Connect(context.Background(), a)
