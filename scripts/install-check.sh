@@ -18,24 +18,22 @@ version=$(awk '$1 == "github.com/ferrymcp/ferry" { print $2; exit }' cmd/ferry/g
 [ -n "$version" ] || { echo "install-check: cmd/ferry/go.mod requires no version of github.com/ferrymcp/ferry" >&2; exit 1; }
 
 tmp=$(mktemp -d)
-# These versions are made anew from HEAD at every run: none may be taken
-# from the module cache, where an earlier run left its own. They are
-# removed from it before and after (the cache holds nothing else of
-# ferry's that a download could not bring back); everything else in the
-# cache is used as it is, so nothing is fetched or compiled again.
-modcache=$(go env GOMODCACHE)
-forget() {
-	chmod -R u+w "$modcache/github.com/ferrymcp" "$modcache/cache/download/github.com/ferrymcp" 2>/dev/null || true
-	rm -rf "$modcache/github.com/ferrymcp" "$modcache/cache/download/github.com/ferrymcp"
-}
-cleanup() { forget; rm -rf "$tmp"; }
-trap cleanup EXIT
-forget
+trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 
+# These versions are made anew from HEAD at every run, so they go into a
+# module cache of this run's own: one left in the usual cache by another
+# run (another checkout, another HEAD) is never taken for them. The
+# other modules come from the usual cache's downloads, a proxy of the
+# same layout, so nothing the first step of the test command fetched is
+# fetched again; -trimpath keeps their compiled packages shared with
+# earlier runs, whatever folder their sources are in.
+downloads=$(go env GOMODCACHE)/cache/download
 go run ./interop/modproxy -repo "$root" -rev HEAD -version "$version" -out "$tmp/proxy"
 export GOWORK=off
-export GOPROXY="file://$tmp/proxy,$(go env GOPROXY)"
+export GOPROXY="file://$tmp/proxy,file://$downloads,$(go env GOPROXY)"
+export GOMODCACHE="$tmp/modcache"
 export GONOSUMDB=github.com/ferrymcp/ferry
+export GOFLAGS="-modcacherw -trimpath"
 export GOBIN="$tmp/bin"
 
 echo "install-check: go install github.com/ferrymcp/ferry/cmd/ferry@latest ($version from HEAD)"
