@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strconv"
 	"time"
 
@@ -148,6 +149,16 @@ type wireMeta struct {
 	tasks bool // declare the tasks extension (see tasks.go)
 }
 
+// plus returns m, of client c, with added's members over the caller's
+// own, in a map of its own.
+func (m wireMeta) plus(c *Client, added protocol.Meta) wireMeta {
+	user := make(protocol.Meta, len(m.user)+len(added))
+	maps.Copy(user, m.user)
+	maps.Copy(user, added)
+	m.c, m.user = c, user
+	return m
+}
+
 // IsZero lets omitzero drop an empty _meta.
 func (m wireMeta) IsZero() bool {
 	return m.c == nil || (!m.c.stateless && m.token == 0 && len(m.user) == 0)
@@ -242,8 +253,15 @@ func (c *Client) paramsWith(meta wireMeta, params any) any {
 	var rest jsontext.Value
 	if params != nil {
 		raw, err := json.Marshal(params)
-		if err == nil && len(raw) > 2 {
-			rest = raw
+		if err == nil {
+			// A _meta of the params' own (a custom method's) joins the
+			// one written, rather than being a second member of that name.
+			var own protocol.Meta
+			if rest, own, err = splitMeta(raw); err != nil {
+				rest = raw
+			} else if len(own) > 0 {
+				meta = wireMeta{user: own}.plus(c, meta.user)
+			}
 		}
 	}
 	if meta.IsZero() {

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 
@@ -81,7 +82,11 @@ func (c *Client) sendIntercepted(ctx context.Context, req *intercept.Request) (i
 	if s != nil {
 		o = s.opts
 	}
-	m, err := c.deliver(ctx, req.Method, req.Params, o)
+	params, err := c.paramsWithAdded(req.Method, req.Params, req.Meta)
+	if err != nil {
+		return intercept.Result{}, err
+	}
+	m, err := c.deliver(ctx, req.Method, params, o)
 	if err != nil {
 		return intercept.Result{}, err
 	}
@@ -90,10 +95,93 @@ func (c *Client) sendIntercepted(ctx context.Context, req *intercept.Request) (i
 	}
 	res := intercept.Result{Value: jsontext.Value(m.Result)}
 	if req.Method == protocol.MethodToolsCall {
-		v, ok, _ := jsonrpcapi.Member(m.Result, "isError")
-		res.IsError = ok && string(v) == "true"
+		res.IsError = isToolError(m)
 	}
 	return res, nil
+}
+
+// paramsWithAdded returns params with the members sending middleware
+// added to the request's _meta (intercept.Request.Meta) merged in, or
+// params as they are when it added none. Neither params nor the caller's
+// _meta map is written to: the request is built anew around them.
+func (c *Client) paramsWithAdded(method string, params any, added protocol.Meta) (any, error) {
+	if len(added) == 0 {
+		return params, nil
+	}
+	switch p := params.(type) {
+	case *callToolWire:
+		w := *p
+		w.Meta = p.Meta.plus(c, added)
+		return &w, nil
+	case *metaParams:
+		w := *p
+		w.Meta = p.Meta.plus(c, added)
+		return &w, nil
+	case nil:
+		return &metaParams{Meta: wireMeta{c: c, user: added}}, nil
+	}
+	return c.objectWithAdded(method, params, added)
+}
+
+// objectWithAdded is paramsWithAdded for params of any other kind (those
+// of initialize, or a value middleware gave): they are taken apart as a
+// JSON object, any _meta of their own merged with added.
+func (c *Client) objectWithAdded(method string, params any, added protocol.Meta) (any, error) {
+	raw, ok := params.(jsontext.Value)
+	if !ok {
+		var err error
+		if raw, err = json.Marshal(params); err != nil {
+			return nil, fmt.Errorf("client: encoding the params of %s: %w", method, err)
+		}
+	}
+	rest, own, err := splitMeta(raw)
+	if err != nil {
+		return nil, fmt.Errorf("client: adding to the _meta of %s: %w", method, err)
+	}
+	return &metaParams{Meta: wireMeta{user: own}.plus(c, added), Rest: rest}, nil
+}
+
+// splitMeta takes the _meta member out of the params object raw: rest is
+// the other members (nil for none), own the _meta's. raw without a _meta
+// is returned as it is, undecoded.
+func splitMeta(raw jsontext.Value) (rest jsontext.Value, own protocol.Meta, err error) {
+	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
+		return nil, nil, fmt.Errorf("params are not an object: %.40s", raw)
+	}
+	if !bytes.Contains(raw, []byte(`"_meta"`)) {
+		if len(raw) <= 2 {
+			return nil, nil, nil
+		}
+		return raw, nil, nil
+	}
+	var obj map[string]jsontext.Value
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return nil, nil, fmt.Errorf("params are not an object: %w", err)
+	}
+	if m, ok := obj["_meta"]; ok {
+		if err := json.Unmarshal(m, &own); err != nil {
+			return nil, nil, fmt.Errorf("params' _meta: %w", err)
+		}
+		delete(obj, "_meta")
+	}
+	if len(obj) > 0 {
+		if rest, err = json.Marshal(obj); err != nil {
+			return nil, nil, err
+		}
+	}
+	return rest, own, nil
+}
+
+// isToolError reports whether m's result, a tools/call's, is a tool
+// error: as the decoder found it on its way through the result, so that
+// a 64 KiB result is not walked again; else (an answer not decoded here)
+// by a walk of its members.
+func isToolError(m *jsonrpc.Message) bool {
+	if sn := rpc.Meta(m); sn.ResultSeen {
+		return string(sn.IsError) == "true"
+	}
+	v, ok, _ := jsonrpcapi.Member(m.Result, "isError")
+	return ok && string(v) == "true"
 }
 
 // What middleware asks of a request the client sends, read from its

@@ -19,7 +19,6 @@ import (
 	"github.com/ferrymcp/ferry/config"
 	"github.com/ferrymcp/ferry/host"
 	"github.com/ferrymcp/ferry/intercept"
-	"github.com/ferrymcp/ferry/internal/rawresult"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/observe"
 	"github.com/ferrymcp/ferry/protocol"
@@ -67,11 +66,7 @@ func benchToolsCall(b *testing.B, upstream, exe string, conc, size int, observed
 			b.Fatal(err)
 		}
 		opts.Middleware = []intercept.Middleware{obs.Middleware("gateway")}
-		opts.Upstream = func(ctx context.Context, uc *UpstreamCall, next func(context.Context) error) error {
-			_, err := obs.Call(ctx, &observe.Outgoing{Server: uc.Server, Method: uc.Method, Name: uc.Name, Meta: &uc.Meta},
-				func(ctx context.Context) (any, error) { err := next(ctx); return uc.Result, err })
-			return err
-		}
+		opts.ClientOptions = observeUpstream(obs)
 	}
 	cfg := &config.Server{Name: "a", Transport: config.Stdio, Command: exe, Env: map[string]string{"FERRY_GATEWAY_TEST_SERVER": "a"}}
 	if upstream == "memory" {
@@ -155,24 +150,24 @@ func BenchmarkToolCallParams(b *testing.B) {
 
 // BenchmarkObservedToolCall is what ferry serve's observing costs a
 // tools/call whose result the gateway passes on undecoded (a raw echo of
-// the arguments): its middleware, and its Call around the forwarding,
-// which is left out.
+// the arguments): its server middleware, and its client middleware
+// around the forwarding, which is left out.
 func BenchmarkObservedToolCall(b *testing.B) {
-	benchmarkObserved(b, func(_ context.Context, raw jsontext.Value) any { return raw })
+	benchmarkObserved(b, func(raw jsontext.Value) intercept.Result { return intercept.Result{Value: raw} })
 }
 
 // BenchmarkForwardedResult is what the answer of a tools/call costs the
 // gateway once its upstream sent it, the transports left out: passOn,
 // which adapts the raw result for the client, and the observing of ferry
-// serve (its middleware, and its Call around the forwarding), which
-// classify the result.
+// serve (its server middleware, and its client middleware around the
+// forwarding), which count the result by what passOn found of it.
 func BenchmarkForwardedResult(b *testing.B) {
-	benchmarkObserved(b, func(ctx context.Context, raw jsontext.Value) any { return forwarded(ctx, raw) })
+	benchmarkObserved(b, forwarded)
 }
 
 // benchmarkObserved runs an observed tools/call of 20 bytes and of 64
 // KiB whose forwarding returns result(raw), raw being the echo's answer.
-func benchmarkObserved(b *testing.B, result func(context.Context, jsontext.Value) any) {
+func benchmarkObserved(b *testing.B, result func(jsontext.Value) intercept.Result) {
 	obs, err := observe.New(&observe.Options{TracerProvider: noop.NewTracerProvider()})
 	if err != nil {
 		b.Fatal(err)
@@ -180,10 +175,19 @@ func benchmarkObserved(b *testing.B, result func(context.Context, jsontext.Value
 	for _, size := range []int{20, 64 << 10} {
 		b.Run(sizeName(size), func(b *testing.B) {
 			raw := jsontext.Value(`{"content":[{"type":"text","text":"` + strings.Repeat("x", size) + `"}]}`)
+			// The forwarding's call upstream, observed by the client's
+			// middleware, whose result is the raw echo the client read
+			// (its isError found by the decoder), made result(raw).
+			call := obs.SendingMiddleware("a")(func(ctx context.Context, req *intercept.Request) (intercept.Result, error) {
+				return intercept.Result{Value: raw}, nil
+			})
+			up := &intercept.Request{Method: protocol.MethodToolsCall}
 			h := obs.Middleware("gateway")(func(ctx context.Context, req *intercept.Request) (intercept.Result, error) {
-				v, err := obs.Call(ctx, &observe.Outgoing{Server: "a", Method: req.Method, Name: "echo"},
-					func(ctx context.Context) (any, error) { return result(ctx, raw), nil })
-				return intercept.Result{Value: v}, err
+				res, err := call(ctx, up)
+				if err != nil {
+					return res, err
+				}
+				return result(res.Value.(jsontext.Value)), nil
 			})
 			onToolCall(b, size, func(req *intercept.Request) {
 				ctx := context.Background()
@@ -200,13 +204,12 @@ func benchmarkObserved(b *testing.B, result func(context.Context, jsontext.Value
 
 // forwarded is what callTool does with a raw result it passes on to a
 // legacy client.
-func forwarded(ctx context.Context, raw jsontext.Value) jsontext.Value {
+func forwarded(raw jsontext.Value) intercept.Result {
 	out, isError, ok := passOn(raw, nil, false)
 	if !ok {
 		panic("passOn failed")
 	}
-	rawresult.Of(ctx).Remember(out, isError)
-	return out
+	return intercept.Result{Value: out, IsError: isError}
 }
 
 func sizeName(size int) string {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/intercept"
-	"github.com/ferrymcp/ferry/internal/rawresult"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
@@ -43,7 +42,7 @@ func (f *front) serve(next intercept.Handler) intercept.Handler {
 				return &protocol.ListResourceTemplatesResult{ResourceTemplates: items, NextCursor: next}
 			}))
 		case protocol.MethodToolsCall:
-			return served(f.callTool(ctx, req))
+			return f.callTool(ctx, req)
 		case protocol.MethodPromptsGet:
 			return served(f.getPrompt(ctx, req))
 		case protocol.MethodResourcesRead:
@@ -59,13 +58,9 @@ func (f *front) serve(next intercept.Handler) intercept.Handler {
 	}
 }
 
-// served is a result of the forwarding as middleware sees it.
+// served is a listing's result as middleware sees it.
 func served(v any, err error) (intercept.Result, error) {
-	res := intercept.Result{Value: v}
-	if t, ok := v.(*protocol.CallToolResult); ok {
-		res.IsError = t.IsError
-	}
-	return res, err
+	return intercept.Result{Value: v}, err
 }
 
 // decode decodes a request's params.
@@ -111,44 +106,63 @@ func mayAsk(method string) bool {
 	return false
 }
 
-// forward runs a request upstream on l. A stateless client's request that
-// may ask its client something runs as a pending request, answered over
-// as many rounds as the server has questions.
-func (f *front) forward(ctx context.Context, req *server.Request, l *link, uc *UpstreamCall, mrtr protocol.MRTRParams,
-	run func(ctx context.Context, c *client.Client, uc *UpstreamCall) (any, error)) (any, error) {
-	uc.Server = l.up.name
+// forward runs a request upstream on l, about what k names (the server's
+// name for it). A stateless client's request that may ask its client
+// something runs as a pending request, answered over as many rounds as
+// the server has questions. What the gateway's clients send is observed
+// by their own middleware (Options.ClientOptions).
+func (f *front) forward(ctx context.Context, req *server.Request, l *link, k kind, mrtr protocol.MRTRParams,
+	run func(ctx context.Context, c *client.Client) (intercept.Result, error)) (intercept.Result, error) {
 	if !req.Stateless() || !mayAsk(req.Method) {
-		return f.invoke(ctx, ctx, req, l, uc, nil, run)
+		return f.invoke(ctx, ctx, req, l, k, nil, run)
 	}
 	g := f.g
-	what := uc.Method + " " + uc.Name
+	what := k.method + " " + k.name
 	var p *pending
 	var err error
+	// A pending request's result is an intercept.Result, which wait
+	// returns as it is; a round that asks the client is answered with an
+	// input_required result of the pending's own.
 	if mrtr.RequestState != "" {
 		p, err = g.pending.resume(ctx, what, mrtr.RequestState, mrtr.InputResponses)
 	} else {
 		p, err = g.pending.start(ctx, what, func(pctx context.Context, p *pending) (any, error) {
-			return f.invoke(pctx, pctx, req, l, uc, p, run)
+			return f.invoke(pctx, pctx, req, l, k, p, run)
 		})
 	}
 	if err != nil {
-		return nil, err
+		return intercept.Result{}, err
 	}
-	return p.wait(ctx)
+	v, err := p.wait(ctx)
+	if res, ok := v.(intercept.Result); ok || err != nil {
+		return res, err
+	}
+	return intercept.Result{Value: v}, nil
+}
+
+// forwardValue is forward for a request whose result is decoded: its
+// value is all there is to it.
+func (f *front) forwardValue(ctx context.Context, req *server.Request, l *link, k kind, mrtr protocol.MRTRParams,
+	run func(ctx context.Context, c *client.Client) (any, error)) (any, error) {
+	res, err := f.forward(ctx, req, l, k, mrtr, func(ctx context.Context, c *client.Client) (intercept.Result, error) {
+		v, err := run(ctx, c)
+		return intercept.Result{Value: v}, err
+	})
+	return res.Value, err
 }
 
 // invoke makes one upstream call on l for req: callCtx bounds it, and
 // reqCtx is the client request's (where progress goes).
-func (f *front) invoke(callCtx, reqCtx context.Context, req *server.Request, l *link, uc *UpstreamCall, p *pending,
-	run func(ctx context.Context, c *client.Client, uc *UpstreamCall) (any, error)) (any, error) {
+func (f *front) invoke(callCtx, reqCtx context.Context, req *server.Request, l *link, k kind, p *pending,
+	run func(ctx context.Context, c *client.Client) (intercept.Result, error)) (intercept.Result, error) {
 	defer l.use()()
 	c, err := l.client(callCtx)
 	if err != nil {
-		return nil, err
+		return intercept.Result{}, err
 	}
-	cl := &call{Context: callCtx, req: req, kind: kind{uc.Method, uc.Name}, pend: p}
+	cl := &call{Context: callCtx, req: req, kind: k, pend: p}
 	if err := l.begin(cl, c.Stateless()); err != nil {
-		return nil, err
+		return intercept.Result{}, err
 	}
 	var ctx context.Context = cl
 	if hasProgress(req) {
@@ -156,20 +170,10 @@ func (f *front) invoke(callCtx, reqCtx context.Context, req *server.Request, l *
 			req.Progress(reqCtx, pp.Progress, pp.Total, pp.Message)
 		})
 	}
-	uc.Stateless = c.Stateless()
-	if h := f.g.opts.Upstream; h != nil {
-		err = h(ctx, uc, func(ctx context.Context) error {
-			var err error
-			uc.Result, err = run(ctx, c, uc)
-			return err
-		})
-	} else {
-		uc.Result, err = run(ctx, c, uc)
-	}
-	res := uc.Result
+	res, err := run(ctx, c)
 	l.end(cl, err == nil)
 	if err != nil {
-		return nil, upstreamError(l.up.name, err)
+		return intercept.Result{}, upstreamError(l.up.name, err)
 	}
 	return res, nil
 }
@@ -198,22 +202,24 @@ func result(req *server.Request, rf *protocol.ResultFields) {
 	}
 }
 
-func (f *front) callTool(ctx context.Context, req *server.Request) (any, error) {
+// callTool forwards a tools/call. Its result says whether it is a tool
+// error, as passResult found on its way through it, so that middleware
+// (observe's) need not walk a 64 KiB result again to count it.
+func (f *front) callTool(ctx context.Context, req *server.Request) (intercept.Result, error) {
 	p, err := toolCall(req)
 	if err != nil {
-		return nil, err
+		return intercept.Result{}, err
 	}
 	r, err := resolve(f, ctx, req, "tool", p.Name, (*front).toolCatalog)
 	if err != nil {
-		return nil, err
+		return intercept.Result{}, err
 	}
 	l, err := r.up.linkFor(ctx, req)
 	if err != nil {
-		return nil, err
+		return intercept.Result{}, err
 	}
-	uc := &UpstreamCall{Method: req.Method, Name: r.name, Meta: p.Meta}
-	return f.forward(ctx, req, l, uc, p.MRTRParams, func(ctx context.Context, c *client.Client, uc *UpstreamCall) (any, error) {
-		params := &protocol.CallToolParams{Name: r.name, Arguments: p.Arguments, Meta: uc.Meta}
+	return f.forward(ctx, req, l, kind{req.Method, r.name}, p.MRTRParams, func(ctx context.Context, c *client.Client) (intercept.Result, error) {
+		params := &protocol.CallToolParams{Name: r.name, Arguments: p.Arguments, Meta: p.Meta}
 		var raw jsontext.Value
 		var loan client.Loan
 		var err error
@@ -224,7 +230,7 @@ func (f *front) callTool(ctx context.Context, req *server.Request) (any, error) 
 			raw, err = c.CallToolRaw(ctx, params)
 		}
 		if err != nil {
-			return nil, err
+			return intercept.Result{}, err
 		}
 		if !req.Stateless() || !mayAsk(req.Method) {
 			// The arguments, which alias the request's body (and may be
@@ -240,9 +246,6 @@ func (f *front) callTool(ctx context.Context, req *server.Request) (any, error) 
 		// The result goes on undecoded (passResult); the rare one it
 		// cannot splice is decoded and adapted.
 		if out, isError, ok := f.passResult(req, raw); ok {
-			// Whether it is a tool error, for the observing of the call
-			// and of its request, which need not walk it again.
-			rawresult.Of(ctx).Remember(out, isError)
 			switch {
 			case loan == client.Loan{}:
 			case shares(out, raw):
@@ -250,19 +253,19 @@ func (f *front) callTool(ctx context.Context, req *server.Request) (any, error) 
 			default:
 				loan.Return() // out is a copy
 			}
-			return out, nil
+			return intercept.Result{Value: out, IsError: isError}, nil
 		}
 		res := &protocol.CallToolResult{}
 		err = json.Unmarshal(raw, res) // which copies what it keeps
 		loan.Return()
 		if err != nil {
-			return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "upstream %q: invalid tools/call result: %v", l.up.name, err)
+			return intercept.Result{}, jsonrpc.NewError(jsonrpc.CodeInternalError, "upstream %q: invalid tools/call result: %v", l.up.name, err)
 		}
 		result(req, &res.ResultFields)
 		if !req.Stateless() && !protocol.AtLeast(req.ProtocolVersion, protocol.Version20250618) {
 			res.StructuredContent = nil
 		}
-		return res, nil
+		return intercept.Result{Value: res, IsError: res.IsError}, nil
 	})
 }
 
@@ -279,9 +282,8 @@ func (f *front) getPrompt(ctx context.Context, req *server.Request) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	uc := &UpstreamCall{Method: req.Method, Name: r.name, Meta: passMeta(p.Meta)}
-	return f.forward(ctx, req, l, uc, p.MRTRParams, func(ctx context.Context, c *client.Client, uc *UpstreamCall) (any, error) {
-		res, err := c.GetPromptWith(ctx, &protocol.GetPromptParams{Name: r.name, Arguments: p.Arguments, Meta: uc.Meta})
+	return f.forwardValue(ctx, req, l, kind{req.Method, r.name}, p.MRTRParams, func(ctx context.Context, c *client.Client) (any, error) {
+		res, err := c.GetPromptWith(ctx, &protocol.GetPromptParams{Name: r.name, Arguments: p.Arguments, Meta: passMeta(p.Meta)})
 		if err != nil {
 			return nil, err
 		}
@@ -345,9 +347,8 @@ func (f *front) readResource(ctx context.Context, req *server.Request) (any, err
 	if err != nil {
 		return nil, err
 	}
-	uc := &UpstreamCall{Method: req.Method, Name: p.URI, Meta: passMeta(p.Meta)}
-	return f.forward(ctx, req, l, uc, p.MRTRParams, func(ctx context.Context, c *client.Client, uc *UpstreamCall) (any, error) {
-		res, err := c.ReadResourceWith(ctx, &protocol.ReadResourceParams{URI: p.URI, Meta: uc.Meta})
+	return f.forwardValue(ctx, req, l, kind{req.Method, p.URI}, p.MRTRParams, func(ctx context.Context, c *client.Client) (any, error) {
+		res, err := c.ReadResourceWith(ctx, &protocol.ReadResourceParams{URI: p.URI, Meta: passMeta(p.Meta)})
 		if err != nil {
 			return nil, err
 		}
@@ -388,9 +389,8 @@ func (f *front) complete(ctx context.Context, req *server.Request) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	uc := &UpstreamCall{Method: req.Method, Name: p.Ref.Name + p.Ref.URI, Meta: passMeta(p.Meta)}
-	return f.forward(ctx, req, l, uc, protocol.MRTRParams{}, func(ctx context.Context, c *client.Client, uc *UpstreamCall) (any, error) {
-		p.Meta = uc.Meta
+	p.Meta = passMeta(p.Meta)
+	return f.forwardValue(ctx, req, l, kind{req.Method, p.Ref.Name + p.Ref.URI}, protocol.MRTRParams{}, func(ctx context.Context, c *client.Client) (any, error) {
 		if c.ServerCapabilities().Completions == nil {
 			return &protocol.CompleteResult{Completion: protocol.Completion{Values: []string{}}}, nil
 		}

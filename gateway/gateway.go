@@ -130,13 +130,10 @@ type Options struct {
 	// A tools/call result passed on undecoded (a jsontext.Value) may be
 	// in memory lent by the upstream's transport, which reads another
 	// answer into it once the result is written to the client: middleware
-	// (and Upstream, with UpstreamCall.Result) reads it during the call
-	// and copies what it keeps.
+	// reads it during the call and copies what it keeps. (What the
+	// gateway sends its servers, the clients' Sending middleware sees:
+	// see ClientOptions.)
 	Middleware []intercept.Middleware
-	// Upstream, when set, wraps every request the gateway sends to a
-	// server, as Middleware wraps those it gets: observability starts a
-	// span there, and puts the trace context into the request's _meta.
-	Upstream func(ctx context.Context, call *UpstreamCall, next func(context.Context) error) error
 	// HTTP configures the Streamable HTTP handlers (session limits, the
 	// Origin and Host checks); the HTTP+SSE handlers take the same
 	// checks and limits.
@@ -151,27 +148,6 @@ type Options struct {
 
 	// Logger receives the gateway's diagnostics. Nil discards them.
 	Logger *slog.Logger
-}
-
-// UpstreamCall is one request the gateway sends to a server, as
-// [Options.Upstream] sees it.
-type UpstreamCall struct {
-	// Server is the server's name in the configuration.
-	Server string
-	// Method is the request's method; Name the tool or prompt (the
-	// server's name for it) or the resource's URI.
-	Method, Name string
-	// Meta is the _meta the request carries (the client's, without what
-	// the protocol puts there); the hook may add to it (trace context).
-	// The requests a client makes of a server carry it: tools/call,
-	// prompts/get, resources/read and completion/complete.
-	Meta protocol.Meta
-	// Stateless reports whether the server is spoken to statelessly.
-	Stateless bool
-	// Result is the request's result once next returned without error:
-	// for tools/call, the result's JSON (a jsontext.Value) as it goes to
-	// the client, passed through undecoded.
-	Result any
 }
 
 // Gateway serves MCP servers over HTTP. Create it with [New], serve its

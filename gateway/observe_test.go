@@ -98,12 +98,11 @@ func (r *otlpReceiver) chained(name string) *span {
 	return nil
 }
 
-// observeUpstream is the Upstream hook that observes requests to servers.
-func observeUpstream(obs *observe.Observer) func(context.Context, *UpstreamCall, func(context.Context) error) error {
-	return func(ctx context.Context, uc *UpstreamCall, next func(context.Context) error) error {
-		_, err := obs.Call(ctx, &observe.Outgoing{Server: uc.Server, Method: uc.Method, Name: uc.Name, Meta: &uc.Meta},
-			func(ctx context.Context) (any, error) { err := next(ctx); return uc.Result, err })
-		return err
+// observeUpstream adds to the options of the gateway's client to a
+// server the middleware that observes what it sends, as ferry serve does.
+func observeUpstream(obs *observe.Observer) func(string, *client.Options) {
+	return func(server string, o *client.Options) {
+		o.Sending = append(o.Sending, obs.SendingMiddleware(server))
 	}
 }
 
@@ -129,9 +128,9 @@ func tracedGateway(t *testing.T) (*otlpReceiver, *sdktrace.TracerProvider, *obse
 	a.Env["OTEL_EXPORTER_OTLP_ENDPOINT"] = recv.URL
 	a.Env["OTEL_BSP_SCHEDULE_DELAY"] = "50"
 	g, url := start(t, []*config.Server{a}, &Options{
-		Middleware: []intercept.Middleware{obs.Middleware("gateway")},
-		Upstream:   observeUpstream(obs),
-		Metrics:    obs.Handler(),
+		Middleware:    []intercept.Middleware{obs.Middleware("gateway")},
+		ClientOptions: observeUpstream(obs),
+		Metrics:       obs.Handler(),
 	})
 	return recv, tp, obs, g, url
 }

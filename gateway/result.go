@@ -32,7 +32,7 @@ func (f *front) passResult(req *server.Request, raw jsontext.Value) (out jsontex
 // copied once, still undecoded. ok is false for a result it will not
 // splice (not an object, or a member name with escapes): the caller
 // decodes that one. isError reports the result's isError, seen on the
-// way (see rawresult).
+// way (the Result callTool returns says so to middleware).
 func passOn(raw jsontext.Value, stamp []byte, dropStructured bool) (out jsontext.Value, isError, ok bool) {
 	stateless := stamp != nil
 	var keep, meta [8]memberSpan // on the stack for the usual few members

@@ -38,6 +38,7 @@ import (
 
 	"github.com/ferrymcp/ferry/internal/interceptapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
+	"github.com/ferrymcp/ferry/protocol"
 )
 
 // Request is one request or notification as middleware sees it.
@@ -60,6 +61,14 @@ type Request struct {
 	// them (nil for none); middleware may replace them before calling
 	// next.
 	Params any
+	// Meta is what sending middleware adds to a request's _meta (trace
+	// context, for one): nil until middleware sets it. The client that
+	// sends the request writes these members into the _meta it sends,
+	// over the caller's own members of the same name and under those
+	// the protocol puts there (a stateless request's fields, the
+	// progress token). It is not read for a request received: its
+	// _meta is in Params.
+	Meta protocol.Meta
 
 	src interceptapi.Source // what the side that made r knows of it
 }

@@ -51,13 +51,16 @@ func decodeInto(m *Message, data []byte, lim Limits) error {
 		hasID                                          bool
 	)
 	// params is visited as it is validated, to pick out its _meta, and so
-	// is result, for its resultType.
+	// is result, for its resultType and isError.
 	visitParams := func(name []byte, escaped bool, vs, ve int) error {
 		return sniffParams(&s, name, escaped, vs, ve, &m.meta)
 	}
 	visitResult := func(name []byte, escaped bool, vs, ve int) error {
-		if isName(name, escaped, sniff.ResultType) {
+		switch {
+		case isName(name, escaped, sniff.ResultType):
 			m.meta.ResultType = data[vs:ve]
+		case isName(name, escaped, sniff.IsError):
+			m.meta.IsError = data[vs:ve]
 		}
 		return nil
 	}
@@ -152,7 +155,8 @@ func decodeInto(m *Message, data []byte, lim Limits) error {
 	}
 	// A response has no params: what was sniffed there does not apply.
 	// An object result's members were all seen (visitResult).
-	m.meta = jsonrpcapi.Meta{ResultType: m.meta.ResultType, ResultSeen: sniff.ResultType != "" && result != nil && result[0] == '{'}
+	m.meta = jsonrpcapi.Meta{ResultType: m.meta.ResultType, IsError: m.meta.IsError,
+		ResultSeen: sniff.ResultType != "" && result != nil && result[0] == '{'}
 	return nil
 }
 

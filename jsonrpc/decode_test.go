@@ -459,7 +459,8 @@ func TestIDRoundTrip(t *testing.T) {
 // mcpSniff are the names protocol's init gives the decoder; the tests of
 // this package, which cannot import protocol, give them themselves.
 var mcpSniff = jsonrpcapi.SniffNames{Meta: "_meta", ProgressToken: "progressToken",
-	ProtocolVersion: "io.modelcontextprotocol/protocolVersion", Name: "name", Arguments: "arguments", ResultType: "resultType"}
+	ProtocolVersion: "io.modelcontextprotocol/protocolVersion", Name: "name", Arguments: "arguments", ResultType: "resultType",
+	IsError: "isError"}
 
 func init() { setSniff(mcpSniff) }
 
@@ -520,6 +521,33 @@ func TestResultTypeSniffing(t *testing.T) {
 			}
 			if string(m.meta.ResultType) != tc.resultType || m.meta.ResultSeen != tc.seen {
 				t.Errorf("resultType %q (seen %v), want %q (%v)", m.meta.ResultType, m.meta.ResultSeen, tc.resultType, tc.seen)
+			}
+		})
+	}
+}
+
+// TestIsErrorSniffing: the decoder picks a result's isError out in the
+// walk that finds its resultType, at the top level only.
+func TestIsErrorSniffing(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		isError  string // raw, "" for none
+	}{
+		{"true", `{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":true}}`, "true"},
+		{"false first", `{"jsonrpc":"2.0","id":1,"result":{"isError":false,"content":[]}}`, "false"},
+		{"none", `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"isError"}]}}`, ""},
+		{"nested only", `{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"isError":true}}}`, ""},
+		{"escaped name", `{"jsonrpc":"2.0","id":1,"result":{"is\u0045rror":true}}`, "true"},
+		{"error", `{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m","data":{"isError":true}}}`, ""},
+		{"request", `{"jsonrpc":"2.0","id":1,"method":"m","params":{"isError":true}}`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := Decode([]byte(tc.in), Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(m.meta.IsError) != tc.isError {
+				t.Errorf("isError %q, want %q", m.meta.IsError, tc.isError)
 			}
 		})
 	}

@@ -7,15 +7,12 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/go-json-experiment/json/jsontext"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ferrymcp/ferry/intercept"
-	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
-	"github.com/ferrymcp/ferry/internal/rawresult"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
@@ -27,13 +24,6 @@ func (o *Observer) Middleware(name string) intercept.Middleware {
 	return func(next intercept.Handler) intercept.Handler {
 		return func(ctx context.Context, req *intercept.Request) (intercept.Result, error) {
 			target, uri := targetOf(req)
-			var memo *rawresult.Memo
-			if req.Method == protocol.MethodToolsCall {
-				// Where Call, or the gateway, leaves whether a raw result
-				// is a tool error, so that it is walked once.
-				memo = rawresult.With(ctx)
-				ctx = memo
-			}
 			served := server.RequestOf(req)
 			if meta := metaOf(served); meta != nil {
 				ctx = o.prop.Extract(ctx, metaCarrier(meta))
@@ -50,7 +40,7 @@ func (o *Observer) Middleware(name string) intercept.Middleware {
 			res, err := next(ctx, req)
 			took := time.Since(start)
 			in.Dec()
-			outcome := memoOutcome(memo, res, err)
+			outcome := outcomeOf(res, err)
 			method := req.Method
 			if err != nil {
 				// Names the server does not know must not become labels: a
@@ -185,48 +175,25 @@ func invalid(err error) bool {
 	return errors.As(err, &rpc) && (rpc.Code == jsonrpc.CodeInvalidParams || rpc.Code == jsonrpc.CodeMethodNotFound)
 }
 
-// memoOutcome is the outcome of a request's result: what the handler
-// said of it (res.IsError), or what a raw result the tools/call's memo
-// knows (see rawresult), which need not be walked again.
-func memoOutcome(memo *rawresult.Memo, res intercept.Result, err error) string {
-	if err == nil && res.IsError {
-		return outcomeToolError
-	}
-	if raw, ok := res.Value.(jsontext.Value); ok && err == nil {
-		if isError, known := memo.Lookup(raw); known {
-			if isError {
-				return outcomeToolError
-			}
-			return outcomeOK
-		}
-	}
-	return outcomeOf(res.Value, err)
-}
-
-// remember records the outcome of res in memo when it is a raw result.
-func remember(memo *rawresult.Memo, res any, err error, outcome string) {
-	if raw, ok := res.(jsontext.Value); ok && err == nil {
-		memo.Remember(raw, outcome == outcomeToolError)
-	}
-}
-
-// outcomeOf classifies a request's result.
-func outcomeOf(res any, err error) string {
+// outcomeOf classifies a request's result. A tools/call result passed
+// on undecoded (a jsontext.Value, as a gateway forwards it and a client's
+// middleware sees it) is a tool error as res.IsError says: whoever made
+// it found its isError on the way, and a 64 KiB result is not walked
+// again here.
+func outcomeOf(res intercept.Result, err error) string {
 	if err != nil {
 		return outcomeError
 	}
-	switch r := res.(type) {
+	if res.IsError {
+		return outcomeToolError
+	}
+	switch r := res.Value.(type) {
 	case *protocol.CallToolResult:
 		if r.IsError {
 			return outcomeToolError
 		}
 	case *protocol.InputRequiredResult:
 		return outcomeInputRequired
-	case jsontext.Value:
-		// A result passed on undecoded (the gateway's tools/call).
-		if v, ok, _ := jsonrpcapi.Member(r, "isError"); ok && string(v) == "true" {
-			return outcomeToolError
-		}
 	}
 	return outcomeOK
 }

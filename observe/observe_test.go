@@ -23,6 +23,11 @@ import (
 
 // serve runs a server observed by obs and returns a client of it.
 func serve(t *testing.T, obs *observe.Observer, version string) *client.Client {
+	return connectWith(t, observed(obs), &client.Options{ProtocolVersion: version})
+}
+
+// observed is a server observed by obs with the tools echo and fail.
+func observed(obs *observe.Observer) *server.Server {
 	s := server.New(protocol.Implementation{Name: "s", Version: "1"}, &server.Options{
 		Receiving: []intercept.Middleware{obs.Middleware("echo-server")},
 	})
@@ -34,18 +39,24 @@ func serve(t *testing.T, obs *observe.Observer, version string) *client.Client {
 	server.AddTool(s, &protocol.Tool{Name: "fail"}, func(ctx context.Context, req *server.Request, in struct{}) (string, error) {
 		return "", io.ErrUnexpectedEOF
 	})
-	return connect(t, s, version)
+	return s
 }
 
 // connect runs s over an in-memory pipe and returns a client of it in
 // the protocol version given; both stop when the test ends.
 func connect(t *testing.T, s *server.Server, version string) *client.Client {
 	t.Helper()
+	return connectWith(t, s, &client.Options{ProtocolVersion: version})
+}
+
+// connectWith is connect with the client's options.
+func connectWith(t *testing.T, s *server.Server, opts *client.Options) *client.Client {
+	t.Helper()
 	a, b := memory.NewPipe(jsonrpc.Limits{})
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	go s.Run(ctx, a)
-	c, err := client.Connect(ctx, client.StreamTransport{Stream: b}, &client.Options{ProtocolVersion: version})
+	c, err := client.Connect(ctx, client.StreamTransport{Stream: b}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +119,8 @@ func TestMetricsAndSpans(t *testing.T) {
 }
 
 // A client's trace context in _meta becomes the parent of the server's
-// span, and Call puts its own into the request it sends.
+// span, and the client's sending middleware puts its own into the
+// request it sends.
 func TestTraceContextCrossesInMeta(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
@@ -116,18 +128,24 @@ func TestTraceContextCrossesInMeta(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := serve(t, obs, protocol.LatestLegacyVersion)
+	var sent protocol.Meta
+	seen := func(next intercept.Handler) intercept.Handler {
+		return func(ctx context.Context, req *intercept.Request) (intercept.Result, error) {
+			if req.Method == protocol.MethodToolsCall {
+				sent = req.Meta
+			}
+			return next(ctx, req)
+		}
+	}
+	c := connectWith(t, observed(obs), &client.Options{ProtocolVersion: protocol.LatestLegacyVersion,
+		Sending: []intercept.Middleware{obs.SendingMiddleware("echo-server"), seen}})
 	ctx, root := tp.Tracer("test").Start(context.Background(), "root")
-	var meta protocol.Meta
-	_, err = obs.Call(ctx, &observe.Outgoing{Server: "echo-server", Method: protocol.MethodToolsCall, Name: "echo", Meta: &meta},
-		func(ctx context.Context) (any, error) {
-			return c.CallTool(ctx, &protocol.CallToolParams{Name: "echo", Arguments: []byte(`{"message":"m"}`), Meta: meta})
-		})
+	_, err = c.CallTool(ctx, &protocol.CallToolParams{Name: "echo", Arguments: []byte(`{"message":"m"}`)})
 	root.End()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tp, _ := meta["traceparent"].(string); !strings.Contains(tp, root.SpanContext().TraceID().String()) {
+	if tp, _ := sent["traceparent"].(string); !strings.Contains(tp, root.SpanContext().TraceID().String()) {
 		t.Errorf("_meta traceparent %q does not carry the trace %s", tp, root.SpanContext().TraceID())
 	}
 	spans := map[string]sdktrace.ReadOnlySpan{}
@@ -160,15 +178,22 @@ func TestTraceContextPassesWithoutTracing(t *testing.T) {
 	s := server.New(protocol.Implementation{Name: "s", Version: "1"}, &server.Options{
 		Receiving: []intercept.Middleware{obs.Middleware("relay")},
 	})
-	server.AddTool(s, &protocol.Tool{Name: "relay"}, func(ctx context.Context, req *server.Request, in struct{}) (string, error) {
-		var meta protocol.Meta
-		_, err := obs.Call(ctx, &observe.Outgoing{Server: "next", Method: protocol.MethodToolsCall, Name: "x", Meta: &meta},
-			func(ctx context.Context) (any, error) { return nil, nil })
-		if meta == nil {
-			return "no _meta", err
+	next := server.New(protocol.Implementation{Name: "next", Version: "1"}, nil)
+	server.AddTool(next, &protocol.Tool{Name: "x"}, func(ctx context.Context, req *server.Request, in struct{}) (string, error) {
+		if req.Meta() == nil {
+			return "no _meta", nil
 		}
-		tp, _ := meta["traceparent"].(string)
-		return tp, err
+		tp, _ := req.Meta()["traceparent"].(string)
+		return tp, nil
+	})
+	up := connectWith(t, next, &client.Options{ProtocolVersion: protocol.LatestLegacyVersion,
+		Sending: []intercept.Middleware{obs.SendingMiddleware("next")}})
+	server.AddTool(s, &protocol.Tool{Name: "relay"}, func(ctx context.Context, req *server.Request, in struct{}) (string, error) {
+		res, err := up.Call(ctx, "x", nil)
+		if err != nil {
+			return "", err
+		}
+		return res.Content[0].Text, nil
 	})
 	ctx := context.Background()
 	c := connect(t, s, protocol.LatestLegacyVersion)

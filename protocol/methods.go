@@ -66,5 +66,6 @@ var methodNames = []string{
 func init() {
 	jsonrpcapi.InternMethods(methodNames)
 	jsonrpcapi.Sniff(jsonrpcapi.SniffNames{Meta: "_meta", ProgressToken: "progressToken",
-		ProtocolVersion: MetaProtocolVersion, Name: "name", Arguments: "arguments", ResultType: "resultType"})
+		ProtocolVersion: MetaProtocolVersion, Name: "name", Arguments: "arguments", ResultType: "resultType",
+		IsError: "isError"})
 }

@@ -17,6 +17,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/gateway"
 	"github.com/ferrymcp/ferry/host"
 	"github.com/ferrymcp/ferry/observe"
@@ -274,10 +275,14 @@ func instrument(ctx context.Context, opts *gateway.Options, f *serveFlags, log *
 		return nil, nil, err
 	}
 	opts.Middleware = append(opts.Middleware, obs.Middleware("gateway"))
-	opts.Upstream = func(ctx context.Context, uc *gateway.UpstreamCall, next func(context.Context) error) error {
-		_, err := obs.Call(ctx, &observe.Outgoing{Server: uc.Server, Method: uc.Method, Name: uc.Name, Meta: &uc.Meta},
-			func(ctx context.Context) (any, error) { err := next(ctx); return uc.Result, err })
-		return err
+	// What the gateway sends its servers is observed by its clients'
+	// own middleware: a client span, the trace context into _meta.
+	adjust := opts.ClientOptions
+	opts.ClientOptions = func(server string, o *client.Options) {
+		if adjust != nil {
+			adjust(server, o)
+		}
+		o.Sending = append(o.Sending, obs.SendingMiddleware(server))
 	}
 	if !f.noMetrics {
 		opts.Metrics = obs.Handler()

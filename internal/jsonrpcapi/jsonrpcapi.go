@@ -54,11 +54,11 @@ var (
 // SniffNames names the members of a message's params that the decoder
 // picks out for [Meta]: Meta, an object whose members ProgressToken and
 // ProtocolVersion it picks in turn, and Name and Arguments; and the
-// member ResultType of a response's result.
+// members ResultType and IsError of a response's result.
 type SniffNames struct {
 	Meta, ProgressToken, ProtocolVersion string
 	Name, Arguments                      string
-	ResultType                           string
+	ResultType, IsError                  string
 }
 
 // Meta is what the decoder picked out of a request's params, in the same
@@ -86,6 +86,11 @@ type Meta struct {
 	// own.
 	ResultType jsontext.Value
 	ResultSeen bool
+	// IsError is the raw value of the result's member
+	// SniffNames.IsError (nil when it has none), picked in the same walk
+	// as ResultType: a client's middleware is told whether a tools/call
+	// result is a tool error without a walk of its own.
+	IsError jsontext.Value
 }
 
 // Engine holds the operations on jsonrpc's types that only ferry's own
