@@ -88,6 +88,12 @@ staticcheck="${staticcheck:-$(go env GOPATH)/bin}/staticcheck"
 step "install as a user would (file-system module proxy, GOWORK=off)"
 scripts/install-check.sh
 
+step "the benchmark's tools (bench/: modules of their own, outside go.work)"
+for m in bench/loadgen bench/client bench/peers/raw bench/peers/gosdk bench/peers/mcpgo; do
+	(cd "$m" && GOWORK=off go vet ./...)
+done
+(cd bench/loadgen && GOWORK=off gotest -count=1 ./...)
+
 step "go test -race (library)"
 gotest -race -count=1 ./... ./cmd/ferry/... ./agent/...
 
