@@ -23,6 +23,8 @@ func init() {
 		readCommand,
 		promptsCommand,
 		promptCommand,
+		skillsCommand,
+		skillCommand,
 		rpcCommand,
 		serveCommand,
 		proxyCommand,
