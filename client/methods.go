@@ -9,6 +9,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 	"github.com/ferrymcp/ferry/internal/mcpheader"
 	"github.com/ferrymcp/ferry/jsonrpc"
@@ -267,47 +268,34 @@ func (c *Client) CallBorrowed(ctx context.Context, name string, args any, use fu
 }
 
 // CallToolRaw is [Client.CallTool] for a caller that passes the result on
-// rather than reading it (a gateway): it returns the result's JSON as the
-// server sent it, undecoded; its memory is the caller's. A stateless
-// server's input requests are answered, and the call retried, as CallTool
-// does. The arguments, p.Arguments, are taken as they are, and may be
-// written from their memory, uncopied: they must not change until the
-// call returns. (A transport that keeps a request beyond its Write, queued
+// rather than reading it (a gateway), or reads it only while it holds it:
+// res.Value is the result's JSON (a jsontext.Value) as the server sent
+// it, undecoded, and res.IsError whether it is a tool error, as the
+// decoder found it on its way. A stateless server's input requests are
+// answered, and the call retried, as CallTool does.
+//
+// The result may be in memory the transport lends (a large answer over
+// stdio or Streamable HTTP): res.Release, when not nil, gives it back to
+// read another answer into, once the caller is done with the result (a
+// gateway, once the result is written to its own client; a client that
+// decoded what it keeps, with copies of its strings). After it, neither
+// the result nor anything that shares its memory may be used. A caller
+// that never calls it leaves the memory to the garbage collector.
+//
+// The arguments, p.Arguments, are taken as they are, and may be written
+// from their memory, uncopied: they must not change until the call
+// returns. (A transport that keeps a request beyond its Write, queued
 // behind others or left to finish in the background, copies them first.)
-func (c *Client) CallToolRaw(ctx context.Context, p *protocol.CallToolParams) (jsontext.Value, error) {
-	raw, _, err := c.callToolRaw(ctx, p)
-	return raw, err
-}
-
-// CallToolRawLent is [Client.CallToolRaw] for a caller that gives the
-// result's memory back once done with it: a gateway, once the result is
-// written to its own client. The result may be in memory the transport
-// lends (a large answer over stdio or Streamable HTTP); loan.Return gives
-// it back, after which neither the result nor anything that shares its
-// memory may be used. A caller that never calls Return leaves that memory
-// to the garbage collector, as CallToolRaw does.
-func (c *Client) CallToolRawLent(ctx context.Context, p *protocol.CallToolParams) (raw jsontext.Value, loan Loan, err error) {
+func (c *Client) CallToolRaw(ctx context.Context, p *protocol.CallToolParams) (intercept.Result, error) {
 	raw, m, err := c.callToolRaw(ctx, p)
-	if err != nil || c.recycler == nil || m.Buffer == nil {
-		return raw, Loan{}, err
+	if err != nil {
+		return intercept.Result{}, err
 	}
-	return raw, Loan{c.recycler, m}, nil
-}
-
-// A Loan is the memory of a result lent by the transport that read it
-// ([Client.CallToolRawLent]). The zero Loan lends nothing.
-type Loan struct {
-	r jsonrpc.Recycler
-	m *jsonrpc.Message
-}
-
-// Return gives the memory back to the transport, to read another answer
-// into. It is called once, by the one goroutine that holds the loan;
-// Return on the zero Loan does nothing.
-func (l Loan) Return() {
-	if l.m != nil {
-		l.r.Recycle(l.m)
+	res := intercept.Result{Value: raw, IsError: isToolError(m)}
+	if r := c.recycler; r != nil && m.Buffer != nil {
+		res.Release = func() { r.Recycle(m) }
 	}
+	return res, nil
 }
 
 func (c *Client) callToolRaw(ctx context.Context, p *protocol.CallToolParams) (jsontext.Value, *jsonrpc.Message, error) {

@@ -220,18 +220,11 @@ func (f *front) callTool(ctx context.Context, req *server.Request) (intercept.Re
 	}
 	return f.forward(ctx, req, l, kind{req.Method, r.name}, p.MRTRParams, func(ctx context.Context, c *client.Client) (intercept.Result, error) {
 		params := &protocol.CallToolParams{Name: r.name, Arguments: p.Arguments, Meta: p.Meta}
-		var raw jsontext.Value
-		var loan client.Loan
-		var err error
-		slot := slotOf(ctx) // set for a legacy client's call (see lending)
-		if slot != nil {
-			raw, loan, err = c.CallToolRawLent(ctx, params)
-		} else {
-			raw, err = c.CallToolRaw(ctx, params)
-		}
+		up, err := c.CallToolRaw(ctx, params)
 		if err != nil {
 			return intercept.Result{}, err
 		}
+		raw, _ := up.Value.(jsontext.Value)
 		if !req.Stateless() || !mayAsk(req.Method) {
 			// The arguments, which alias the request's body (and may be
 			// written upstream from it, uncopied, within the call:
@@ -246,18 +239,11 @@ func (f *front) callTool(ctx context.Context, req *server.Request) (intercept.Re
 		// The result goes on undecoded (passResult); the rare one it
 		// cannot splice is decoded and adapted.
 		if out, isError, ok := f.passResult(req, raw); ok {
-			switch {
-			case loan == client.Loan{}:
-			case shares(out, raw):
-				slot.lend(out, loan) // given back once written (lentResult)
-			default:
-				loan.Return() // out is a copy
-			}
-			return intercept.Result{Value: out, IsError: isError}, nil
+			return lent(req, intercept.Result{Value: out, IsError: isError}, up), nil
 		}
 		res := &protocol.CallToolResult{}
 		err = json.Unmarshal(raw, res) // which copies what it keeps
-		loan.Return()
+		release(up)
 		if err != nil {
 			return intercept.Result{}, jsonrpc.NewError(jsonrpc.CodeInternalError, "upstream %q: invalid tools/call result: %v", l.up.name, err)
 		}

@@ -1,85 +1,48 @@
 package gateway
 
 import (
-	"context"
 	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/intercept"
-	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/server"
 )
 
 // A large tools/call result is passed on in the memory its upstream's
-// transport read it into, lent (client.CallToolRawLent), and given back
-// once it has been encoded for the client, so that answers of 64 KiB make
-// no garbage: at that size the collector is a large part of the
-// gateway's cost. The loan goes from the forwarding (callTool) to the
-// outermost middleware (lending) in a loanSlot: the middleware in
-// between (metrics, traces) sees the result as the raw JSON it is, and
-// the endpoint's server gets it with its Release.
+// transport read it into, lent (the Release of client.CallToolRaw's
+// result), and given back once it has been encoded for the client, so
+// that answers of 64 KiB make no garbage: at that size the collector is
+// a large part of the gateway's cost. The Release goes up with the
+// result callTool returns, through the middleware (metrics, traces, which
+// see the result as the raw JSON it is), to the endpoint's server, which
+// calls it once it has written the result (middleware that replaces the
+// result calls it or drops it, as intercept.Result says).
 
-// lendKey finds the loanSlot in a request's context.
-type lendKey struct{}
-
-// loanSlot is the context of a legacy client's tools/call below the
-// lending middleware, and where its forwarding leaves a loan: the result
-// it returned, and the loan of the memory that result is in.
-type loanSlot struct {
-	context.Context
-	out  jsontext.Value
-	loan client.Loan
-}
-
-func (s *loanSlot) Value(key any) any {
-	if key == (lendKey{}) {
-		return s
+// lent returns out, the result passed on for req, made of up, the
+// upstream's: with up's Release when out lies in up's memory and req's
+// client is a legacy one; else up's memory is given back now (out is a
+// copy) or, for a stateless client, left to the collector: its tools/call
+// may be answered over several requests (see forward), and is not lent.
+func lent(req *server.Request, out, up intercept.Result) intercept.Result {
+	outRaw, _ := out.Value.(jsontext.Value)
+	upRaw, _ := up.Value.(jsontext.Value)
+	switch {
+	case up.Release == nil || req.Stateless():
+	case shares(outRaw, upRaw):
+		out.Release = up.Release // given back once written (lentResult)
+	default:
+		up.Release() // out is a copy
 	}
-	return s.Context.Value(key)
+	return out
 }
 
-// slotOf returns the loanSlot of ctx, nil when its request's result
-// cannot be lent.
-func slotOf(ctx context.Context) *loanSlot {
-	s, _ := ctx.Value(lendKey{}).(*loanSlot)
-	return s
-}
-
-// lend records that out, the result the forwarding returns, is in the
-// memory of loan.
-func (s *loanSlot) lend(out jsontext.Value, loan client.Loan) {
-	s.out, s.loan = out, loan
-}
-
-// lending is the middleware, outside all others, that gives the result
-// of a legacy client's tools/call the release of its memory when its
-// forwarding lent it: the endpoint's server gives it back once it has
-// written the result to the client. A stateless client's tools/call may
-// be answered over several requests (see forward), and is not lent. A
-// result the middleware in between replaced is not either: the lent
-// memory is then left to the collector, as something may still refer to
-// it.
-func lending(next intercept.Handler) intercept.Handler {
-	return func(ctx context.Context, req *intercept.Request) (intercept.Result, error) {
-		if req.Method != protocol.MethodToolsCall || req.Stateless {
-			return next(ctx, req)
-		}
-		slot := &loanSlot{Context: ctx}
-		res, err := next(slot, req)
-		if slot.out == nil || err != nil {
-			return res, err
-		}
-		if raw, ok := res.Value.(jsontext.Value); ok && same(raw, slot.out) && res.Release == nil {
-			res.Release = slot.loan.Return
-		}
-		return res, nil
+// release gives back the memory of up, whose result was decoded (which
+// copies what it keeps).
+func release(up intercept.Result) {
+	if up.Release != nil {
+		up.Release()
 	}
-}
-
-// same reports whether a and b are the same bytes in memory.
-func same(a, b []byte) bool {
-	return len(a) == len(b) && unsafe.SliceData(a) == unsafe.SliceData(b)
 }
 
 // shares reports whether b lies in the memory of raw.
