@@ -148,6 +148,10 @@ type Options struct {
 
 	// Logger receives the gateway's diagnostics. Nil discards them.
 	Logger *slog.Logger
+
+	// Replicas, when set, lets replicas of the gateway serve each other's
+	// legacy sessions: see [ReplicaOptions].
+	Replicas *ReplicaOptions
 }
 
 // Gateway serves MCP servers over HTTP. Create it with [New], serve its
@@ -166,6 +170,7 @@ type Gateway struct {
 	inflight atomic.Int64  // client requests being served
 	wg       sync.WaitGroup
 	closing  chan struct{}
+	share    *sharing // nil without Options.Replicas (share.go)
 
 	mu    sync.RWMutex
 	ups   map[string]*upstream
@@ -229,6 +234,10 @@ func New(servers []*config.Server, opts *Options) (*Gateway, error) {
 	// Checked here so that a bad prefix mode fails New, not each server.
 	if _, err := host.New(nil, g.hostOptions()); err != nil {
 		return nil, err
+	}
+	if o.Replicas != nil {
+		g.share = newSharing(g, *o.Replicas)
+		o.Middleware = append(slices.Clip(o.Middleware), g.share.middleware)
 	}
 	g.agg = newFront(g, nil)
 	g.mux = g.routes()

@@ -39,10 +39,16 @@ func (g *Gateway) routes() *http.ServeMux {
 	if g.opts.Metrics != nil {
 		handle("GET /metrics", guard(g.opts.Metrics))
 	}
-	handle("/mcp", guard(g.bindSessions(g.agg.http)))
+	shared := func(h http.Handler) http.Handler {
+		if g.share == nil {
+			return h
+		}
+		return g.share.wrap(h, g.endpointFront)
+	}
+	handle("/mcp", guard(shared(g.bindSessions(g.agg.http))))
 	handle("/sse", guard(g.bindSessions(g.agg.sse)))
 	handle("/message", guard(g.bindSessions(g.agg.sse)))
-	handle("/servers/{name}/{endpoint}", guard(g.bindSessions(http.HandlerFunc(g.serveOne))))
+	handle("/servers/{name}/{endpoint}", guard(shared(g.bindSessions(http.HandlerFunc(g.serveOne)))))
 	return mux
 }
 
