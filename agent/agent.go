@@ -120,7 +120,9 @@ type Agent struct {
 	Conversation *Conversation
 
 	emitMu sync.Mutex
-	state  toolState
+	// warnings are the running turn's warnings, for its result.
+	warnings []string
+	state    toolState
 	// budget counts the model requests and tokens of the running turn,
 	// sampling included.
 	budget budget
@@ -141,17 +143,30 @@ type Result struct {
 	Model string     `json:"model,omitempty"`
 	// Sampling is what each server's sampling requests took.
 	Sampling []SamplingCount `json:"sampling,omitempty"`
+	// Warnings are the texts of the turn's warning events.
+	Warnings []string `json:"warnings,omitempty"`
 	// Error says why the turn stopped early, when it did.
 	Error *Failure `json:"error,omitempty"`
 }
 
 func (a *Agent) emit(e Event) {
-	if a.OnEvent == nil {
-		return
-	}
 	a.emitMu.Lock()
 	defer a.emitMu.Unlock()
-	a.OnEvent(e)
+	if e.Kind == EventWarning {
+		a.warnings = append(a.warnings, e.Text)
+	}
+	if a.OnEvent != nil {
+		a.OnEvent(e)
+	}
+}
+
+// takeWarnings returns the warnings so far and forgets them.
+func (a *Agent) takeWarnings() []string {
+	a.emitMu.Lock()
+	defer a.emitMu.Unlock()
+	w := a.warnings
+	a.warnings = nil
+	return w
 }
 
 func (a *Agent) conversation() *Conversation {
@@ -180,6 +195,7 @@ func (a *Agent) Run(ctx context.Context, input ...Part) (res *Result, err error)
 		conv.Messages = append(conv.Messages, UserMessage(input...))
 	}
 	a.budget.reset()
+	a.takeWarnings()
 	if lim.MaxTime > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, lim.MaxTime, &LimitError{Limit: "time", Value: lim.MaxTime})
@@ -189,6 +205,7 @@ func (a *Agent) Run(ctx context.Context, input ...Part) (res *Result, err error)
 	defer func() {
 		res.Steps, res.Usage, res.Sampling = a.budget.spent()
 		res.Error = NewFailure(err)
+		res.Warnings = a.takeWarnings()
 		conv.Usage = conv.Usage.Add(res.Usage)
 		a.emit(Event{Kind: EventUsage, Usage: res.Usage})
 	}()

@@ -167,9 +167,14 @@ func TestToolDefinitionsAreBounded(t *testing.T) {
 	m := &scripted{script: func(n int, req *Request) (*Reply, error) { return say("ok"), nil }}
 	var ev events
 	a := &Agent{Model: m, Tools: h, Policy: &Policy{Mode: Auto}, OnEvent: ev.add, Limits: Limits{ContextTokens: 20_000}}
-	for range 2 {
-		if _, err := a.Run(context.Background(), Text("hi")); err != nil {
+	for turn := range 2 {
+		res, err := a.Run(context.Background(), Text("hi"))
+		if err != nil {
 			t.Fatal(err)
+		}
+		// The result has the turn's warnings: the notes once.
+		if notes := strings.Count(strings.Join(res.Warnings, "\n"), "left out"); notes != 2-2*turn {
+			t.Errorf("turn %d: warnings %q", turn+1, res.Warnings)
 		}
 	}
 	req := m.requests()[0]

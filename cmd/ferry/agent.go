@@ -171,8 +171,10 @@ func (o *cli) startAgent(f *agentFlags, watch bool,
 	if a.System == "" {
 		a.System = r.settings.System
 	}
-	a.Limits = agent.Limits{MaxSteps: firstNonZero(f.maxSteps, r.settings.MaxSteps), MaxTime: f.timeLimit,
-		MaxTokens: firstNonZero(f.maxTokens, r.settings.MaxTokens), MaxResultBytes: r.settings.MaxResultBytes, ContextTokens: r.settings.ContextTokens}
+	a.Limits = r.settings.Limits()
+	a.Limits.MaxSteps = firstNonZero(f.maxSteps, a.Limits.MaxSteps)
+	a.Limits.MaxTokens = firstNonZero(f.maxTokens, a.Limits.MaxTokens)
+	a.Limits.MaxTime = f.timeLimit
 	r.agent = a
 	opts := o.hostOptions()
 	opts.WatchTools = watch
@@ -184,7 +186,7 @@ func (o *cli) startAgent(f *agentFlags, watch bool,
 			return a.Sample(ctx, server, p)
 		}
 		co.Elicitation = func(ctx context.Context, p *protocol.ElicitParams) (*protocol.ElicitResult, error) {
-			return elicit(ctx, server, p)
+			return a.Elicit(ctx, server, p, elicit)
 		}
 		co.ElicitationModes = []string{protocol.ElicitForm, protocol.ElicitURL}
 		co.Roots = func(context.Context) ([]protocol.Root, error) { return roots, nil }
@@ -239,9 +241,19 @@ func firstNonZero[T int | int64](a, b T) T {
 	return b
 }
 
+// exitNotApproved is ferry run's exit code when a tool call or sampling
+// request was refused because it needed approval and there was no
+// terminal to ask: the answer lacks what the model asked for.
+const exitNotApproved = 7
+
 // agentExitCode maps the agent's errors: a model that refused the key
-// (3), that could not be reached (4), that failed or a limit reached (2).
+// (3), that could not be reached (4), that failed or a limit reached
+// (2), calls refused for want of approval (7).
 func agentExitCode(err error) (int, bool) {
+	var na *notApprovedError
+	if errors.As(err, &na) {
+		return exitNotApproved, true
+	}
 	if k, ok := agent.ModelErrorKind(err); ok {
 		switch k {
 		case agent.ModelAuth:

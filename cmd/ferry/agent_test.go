@@ -135,12 +135,13 @@ func TestRunText(t *testing.T) {
 	}
 }
 
-// Without a terminal, ask refuses and says so to the model.
+// Without a terminal, ask refuses, says so to the model, and the run
+// exits with exitNotApproved.
 func TestRunAskWithoutTerminal(t *testing.T) {
 	f, base := startFixture(t)
 	code, out, errOut := runFerry(t, "", "run", "--config", agentConfig(t, ""), "--model", "openai/fixture", "--base-url", base,
 		"--format", "json", "-p", `call ex__echo {"message":"hi"}`)
-	if code != 0 || !strings.Contains(out, `"denied": true`) || !strings.Contains(out, "no terminal to ask") {
+	if code != exitNotApproved || !strings.Contains(out, `"denied": true`) || !strings.Contains(out, "no terminal to ask") {
 		t.Errorf("exit %d: %s %s", code, out, errOut)
 	}
 	msgs := f.requests[1]["messages"].([]any)

@@ -80,7 +80,7 @@ func exitCode(err error) int {
 }
 
 var codeKinds = map[int]string{exitUsage: "usage", exitError: "error", exitAuth: "auth", exitUnreachable: "unreachable",
-	exitTool: "tool_error", exitProtocol: "protocol_error"}
+	exitTool: "tool_error", exitProtocol: "protocol_error", exitNotApproved: "not_approved"}
 
 // errorLine is the one line of JSON written on stderr for a failure in
 // JSON mode.

@@ -62,7 +62,7 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 // backquotes is shown in the help ("--config FILE").
 func (o *cli) globalFlags(fs *flag.FlagSet) {
 	fs.Var(&o.configs, "config", "configuration `FILE` (repeatable)")
-	fs.StringVar(&o.format, "format", "", "output format `table|json` (default: table on a terminal, json otherwise)")
+	fs.StringVar(&o.format, "format", "", "output format `table|json` (default: table on a terminal, json otherwise; ferry run also takes ndjson, a stream of events)")
 	fs.Var(&o.envs, "env", "environment `K=V` of an ad-hoc stdio server, or K for ferry's own K (repeatable)")
 	fs.BoolVar(&o.inheritEnv, "inherit-env", false, "stdio servers get ferry's whole environment, secrets included (default: PATH, HOME, a few more and their own)")
 	fs.StringVar(&o.cwd, "cwd", "", "working `DIR` of an ad-hoc stdio server")
@@ -211,6 +211,12 @@ func (o *cli) setFormat() error {
 		o.json = true
 	case "table", "text":
 		o.json = false
+	case "ndjson":
+		// ferry run streams its events; other commands print one result.
+		if o.cmd == nil || o.cmd.name != "run" {
+			return usageErrorf("--format ndjson is for ferry run; use table or json")
+		}
+		o.json = true
 	default:
 		return usageErrorf("--format must be table or json, not %q", o.format)
 	}

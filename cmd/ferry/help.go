@@ -57,6 +57,7 @@ const exitText = `Exit codes:
   4 server unreachable (failed to start, crashed, timed out)
   5 tool error (the tool's result says isError, or its task failed)
   6 protocol error (the server answered the request with a JSON-RPC error)
+  7 not approved (ferry run: a tool call needed approval and there was no terminal to ask)
   130 interrupted (Ctrl-C)   143 terminated (SIGTERM)
 `
 
