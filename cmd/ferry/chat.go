@@ -179,7 +179,8 @@ const chatHelp = `Type a message to talk to the model; it calls the servers' too
   /model [P/M [URL]]     show or change the model PROVIDER/MODEL (at URL)
   /save FILE, /load FILE save or load the conversation (JSON)
   /clear                 forget the conversation
-  /quit                  leave (Ctrl-D too); Ctrl-C stops the current turn`
+  /quit                  leave (Ctrl-D too, or Ctrl-C twice on an empty line)
+Ctrl-C clears the line being typed, and stops the answer being given.`
 
 // cmdChat runs a chat at the terminal.
 func cmdChat(ctx context.Context, o *cli, f *agentFlags) error {
@@ -215,7 +216,7 @@ func cmdChat(ctx context.Context, o *cli, f *agentFlags) error {
 		line, err := c.ed.readLine()
 		switch {
 		case errors.Is(err, errInterrupt):
-			c.out.line("(Ctrl-C stops a turn; /quit or Ctrl-D leaves)")
+			c.out.line("(Ctrl-C again, Ctrl-D or /quit leaves; during an answer Ctrl-C stops it)")
 			continue
 		case errors.Is(err, io.EOF):
 			c.out.line("")

@@ -28,9 +28,6 @@ type input struct {
 	// pending is what a reader got but did not use.
 	pending []byte
 	err     error
-	// interrupted is set when the bytes handed out held a Ctrl-C (the
-	// line editor reports it as the end of input, like Ctrl-D).
-	interrupted bool
 }
 
 func newInput(r io.Reader) *input {
@@ -70,11 +67,6 @@ func (in *input) next(ctx context.Context) ([]byte, error) {
 			in.mu.Lock()
 			defer in.mu.Unlock()
 			return nil, in.err
-		}
-		if bytes.IndexByte(b, 3) >= 0 {
-			in.mu.Lock()
-			in.interrupted = true
-			in.mu.Unlock()
 		}
 		return b, nil
 	case <-ctx.Done():
@@ -130,15 +122,6 @@ func (in *input) readLine(ctx context.Context) (string, error) {
 	}
 }
 
-// takeInterrupt reports (and forgets) a Ctrl-C seen by the line editor.
-func (in *input) takeInterrupt() bool {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	i := in.interrupted
-	in.interrupted = false
-	return i
-}
-
 // reader is a cancellable io.Reader of the input, for the elicitation
 // form (which reads through a bufio.Reader).
 func (in *input) reader(ctx context.Context) io.Reader { return ctxReader{in, ctx} }
@@ -163,27 +146,42 @@ func (r ctxReader) Read(p []byte) (int, error) {
 // lineEditor reads the chat's lines: with editing and a history kept
 // across sessions at a terminal, plain lines otherwise.
 type lineEditor struct {
-	in     *input
-	out    io.Writer
-	fd     int
-	tty    bool
-	term   *term.Terminal
-	prompt string
+	in      *input
+	keys    *keyReader
+	out     io.Writer
+	fd      int
+	tty     bool
+	width   func() int
+	history *history
+	term    *term.Terminal
+	prompt  string
+	// interrupts counts the Ctrl-C pressed one after the other, nothing
+	// typed between them: the second leaves.
+	interrupts int
 }
 
-func newLineEditor(in *input, out io.Writer, fd int, tty bool, width func() int, history string) *lineEditor {
-	e := &lineEditor{in: in, out: out, fd: fd, tty: tty, prompt: "› "}
+func newLineEditor(in *input, out io.Writer, fd int, tty bool, width func() int, historyPath string) *lineEditor {
+	e := &lineEditor{in: in, keys: &keyReader{in: in}, out: out, fd: fd, tty: tty, width: width, prompt: "› "}
 	if tty {
-		e.term = term.NewTerminal(struct {
-			io.Reader
-			io.Writer
-		}{in, out}, e.prompt)
-		e.term.History = loadHistory(history)
-		if w := width(); w > 0 {
+		e.history = loadHistory(historyPath)
+		e.newTerminal()
+	}
+	return e
+}
+
+// newTerminal starts an empty line. term.Terminal cannot be told to
+// forget the line being typed: a Ctrl-C starts a new one.
+func (e *lineEditor) newTerminal() {
+	e.term = term.NewTerminal(struct {
+		io.Reader
+		io.Writer
+	}{e.keys, e.out}, e.prompt)
+	e.term.History = e.history
+	if e.width != nil {
+		if w := e.width(); w > 0 {
 			e.term.SetSize(w, 24)
 		}
 	}
-	return e
 }
 
 // errInterrupt is Ctrl-C at the prompt: the line is dropped, the chat
@@ -191,7 +189,8 @@ func newLineEditor(in *input, out io.Writer, fd int, tty bool, width func() int,
 var errInterrupt = errors.New("interrupted")
 
 // readLine reads the user's next line; io.EOF at the end of input
-// (Ctrl-D).
+// (Ctrl-D, or a second Ctrl-C on an empty line), errInterrupt at a
+// first Ctrl-C, which drops the line.
 func (e *lineEditor) readLine() (string, error) {
 	if !e.tty {
 		fmt.Fprint(e.out, e.prompt)
@@ -201,15 +200,58 @@ func (e *lineEditor) readLine() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	e.keys.typed = false
 	line, err := e.term.ReadLine()
 	term.Restore(e.fd, old)
-	if errors.Is(err, io.EOF) && e.in.takeInterrupt() {
-		return "", errInterrupt
+	if !errors.Is(err, errInterrupt) {
+		e.interrupts = 0
+		if errors.Is(err, term.ErrPasteIndicator) {
+			err = nil
+		}
+		return line, err
 	}
-	if errors.Is(err, term.ErrPasteIndicator) {
-		err = nil
+	if e.keys.typed {
+		e.interrupts = 0
 	}
-	return line, err
+	e.interrupts++
+	fmt.Fprint(e.out, "^C\n")
+	e.newTerminal()
+	if e.interrupts > 1 {
+		return "", io.EOF
+	}
+	return "", errInterrupt
+}
+
+// keyReader hands the line editor what was typed, a Ctrl-C as
+// errInterrupt. term.Terminal would end ReadLine at a Ctrl-C with
+// io.EOF, as at Ctrl-D, keeping the half-typed line and the bytes it
+// had read for the next ReadLine, which then ended at the same Ctrl-C.
+type keyReader struct {
+	in *input
+	// typed is whether anything but a Ctrl-C was read.
+	typed bool
+}
+
+const keyCtrlC = 3
+
+func (k *keyReader) Read(p []byte) (int, error) {
+	b, err := k.in.next(context.Background())
+	if err != nil {
+		return 0, err
+	}
+	if i := bytes.IndexByte(b, keyCtrlC); i == 0 {
+		k.in.unread(b[1:])
+		return 0, errInterrupt
+	} else if i > 0 {
+		k.in.unread(b[i:]) // the Ctrl-C, after what was typed before it
+		b = b[:i]
+	}
+	n := copy(p, b)
+	if n < len(b) {
+		k.in.unread(b[n:])
+	}
+	k.typed = true
+	return n, nil
 }
 
 // history keeps the chat's lines in a file, so that the arrow keys find

@@ -1,0 +1,136 @@
+//go:build unix
+
+package main
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// ttyChat is ferry chat at a real terminal: a pane of a tmux server of
+// the test's own (its own socket and no user configuration), driven with
+// send-keys and read with capture-pane.
+type ttyChat struct {
+	t    *testing.T
+	sock string
+}
+
+// startTTYChat runs ferry chat with args in a tmux pane of 100×30 cells.
+// The test is skipped when tmux is not installed.
+func startTTYChat(t *testing.T, model http.Handler, args ...string) *ttyChat {
+	t.Helper()
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("tmux is not installed (apt-get install -y tmux): the chat's terminal tests need a real terminal")
+	}
+	srv := httptest.NewServer(model)
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "tmux.conf")
+	// remain-on-exit keeps the pane after ferry ends, for its exit status.
+	if err := os.WriteFile(conf, []byte("set -g remain-on-exit on\nset -g history-limit 2000\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := &ttyChat{t: t, sock: filepath.Join(dir, "sock")}
+	cmd := append([]string{"-S", c.sock, "-f", conf, "new-session", "-d", "-x", "100", "-y", "30",
+		"-e", "FERRY_STATE_DIR=" + filepath.Join(dir, "state"), "-e", "NO_COLOR=1",
+		ferryBin, "chat", "--model", "openai/fixture", "--base-url", srv.URL + "/v1"}, args...)
+	if out, err := exec.Command(tmux, cmd...).CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v: %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command(tmux, "-S", c.sock, "kill-server").Run() })
+	c.waitFor("the prompt", func(s string) bool { return strings.Contains(s, "› ") })
+	return c
+}
+
+func (c *ttyChat) tmux(args ...string) string {
+	c.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-S", c.sock}, args...)...).CombinedOutput()
+	if err != nil {
+		c.t.Fatalf("tmux %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// typeText types text literally; keys presses keys by tmux's names
+// (C-c, C-d, Enter).
+func (c *ttyChat) typeText(text string) { c.t.Helper(); c.tmux("send-keys", "-l", text) }
+func (c *ttyChat) keys(keys ...string) {
+	c.t.Helper()
+	c.tmux(append([]string{"send-keys"}, keys...)...)
+}
+
+// screen is what the pane shows, its scrollback too.
+func (c *ttyChat) screen() string {
+	c.t.Helper()
+	return c.tmux("capture-pane", "-p", "-J", "-S", "-200")
+}
+
+// waitFor waits up to 10 s for the screen to satisfy cond.
+func (c *ttyChat) waitFor(what string, cond func(screen string) bool) string {
+	c.t.Helper()
+	var s string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if s = c.screen(); cond(s) {
+			return s
+		}
+	}
+	c.t.Fatalf("timed out waiting for %s; the screen:\n%s", what, s)
+	return ""
+}
+
+func (c *ttyChat) waitText(text string) string {
+	c.t.Helper()
+	return c.waitFor(text, func(s string) bool { return strings.Contains(s, text) })
+}
+
+// exited reports whether ferry has ended, and its exit status.
+func (c *ttyChat) exited() (bool, string) {
+	c.t.Helper()
+	out := strings.TrimSpace(c.tmux("display-message", "-p", "#{pane_dead} #{pane_dead_status}"))
+	dead, status, _ := strings.Cut(out, " ")
+	return dead == "1", status
+}
+
+func (c *ttyChat) waitExit() string {
+	c.t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if dead, status := c.exited(); dead {
+			return status
+		}
+	}
+	c.t.Fatalf("ferry did not exit; the screen:\n%s", c.screen())
+	return ""
+}
+
+// TestChatTTYCtrlC: Ctrl-C at the prompt clears the line being typed
+// and the chat goes on; a second Ctrl-C on the empty line leaves, as
+// Ctrl-D does.
+func TestChatTTYCtrlC(t *testing.T) {
+	c := startTTYChat(t, &chatFixture{}, "--config", agentConfig(t, ""))
+	c.typeText("half typed")
+	c.waitText("› half typed")
+	c.keys("C-c")
+	c.waitText("Ctrl-C again")
+	if dead, status := c.exited(); dead {
+		t.Fatalf("one Ctrl-C ended the chat (status %s):\n%s", status, c.screen())
+	}
+	c.typeText("hello")
+	c.keys("Enter")
+	s := c.waitText("you said: hello (1 messages)")
+	if strings.Contains(s, "half typed hello") || strings.Contains(s, "you said: half") {
+		t.Errorf("the line Ctrl-C cleared was sent:\n%s", s)
+	}
+	c.keys("C-c")
+	c.waitText("Ctrl-C again")
+	c.keys("C-c")
+	if status := c.waitExit(); status != "0" {
+		t.Errorf("two Ctrl-C: exit status %s, want 0", status)
+	}
+}
