@@ -124,3 +124,37 @@ func TestRunNDJSON(t *testing.T) {
 		})
 	}
 }
+
+// TestRunBoundsSampling: a server's sampling request is a model request
+// of the turn, its maxTokens capped by the configuration's
+// maxSamplingTokens, and what it took is in the result (issue 31).
+func TestRunBoundsSampling(t *testing.T) {
+	f, base := startFixture(t)
+	cfg := agentConfig(t, `,"agent":{"maxSamplingTokens":50}`)
+	code, out, errOut, _ := runBin(t, "run", "--config", cfg, "--model", "openai/fixture", "--base-url", base, "--approval", "auto",
+		"--format", "json", "-p", `call ex__summarize {"text":"a long text"}`)
+	var res struct {
+		Steps    int
+		Sampling []struct {
+			Server   string
+			Requests int
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != exitOK || res.Steps != 3 || len(res.Sampling) != 1 || res.Sampling[0].Requests != 1 {
+		t.Fatalf("exit %d (%v)\nstdout %s\nstderr %s", code, err, out, errOut)
+	}
+	f.mu.Lock()
+	sampling := f.requests[1]
+	f.mu.Unlock()
+	if sampling["max_tokens"] != 50.0 {
+		t.Errorf("the sampling request (the server asked for 200) went out with max_tokens %v", sampling["max_tokens"])
+	}
+	// With one step left after the turn's first request, the server's
+	// request is refused and the turn stops at the limit.
+	code, out, _, _ = runBin(t, "run", "--config", cfg, "--model", "openai/fixture", "--base-url", base, "--approval", "auto",
+		"--format", "json", "--max-steps", "1", "-p", `call ex__summarize {"text":"a long text"}`)
+	if code != exitError || !inOrder(out, []string{`"result": "Error: `, `the host's limit of 1 model requests a turn is reached`,
+		`"refused": 1`, `"limit": "steps"`}) {
+		t.Errorf("exit %d\nstdout %s", code, out)
+	}
+}
