@@ -19,7 +19,7 @@ func TestSetupDocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Prerequisites: Go 1.26", "npm", "point `HARNESS` at a copy", "ends with the totals"} {
+	for _, want := range []string{"Prerequisites: Go 1.26", "npm", "Everything the scripts run is in `bench/`", "ends with the totals"} {
 		if !strings.Contains(string(readme), want) {
 			t.Errorf("README lacks %q", want)
 		}
