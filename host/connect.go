@@ -16,7 +16,6 @@ import (
 	"github.com/ferrymcp/ferry/transport/sse"
 	"github.com/ferrymcp/ferry/transport/stdio"
 	"github.com/ferrymcp/ferry/transport/streamable"
-	"github.com/ferrymcp/ferry/websocket"
 )
 
 // connect starts the server and runs the handshake, within the connect
@@ -96,8 +95,9 @@ func noiseHint(cs *stdio.ClientStream) string {
 // classify turns a failure to start or connect into an *Error.
 func (s *Server) classify(ctx context.Context, err error, cs *stdio.ClientStream) *Error {
 	e := &Error{Server: s.cfg.Name, Kind: KindUnreachable, Err: err}
-	if errors.Is(err, stdio.ErrInvalidCommand) {
-		// A command the system cannot run as given: no restart helps.
+	if errors.Is(err, stdio.ErrInvalidCommand) || errors.Is(err, errNoDialer) {
+		// A command the system cannot run as given, a transport the
+		// program lacks: no restart helps.
 		e.Kind = KindConfig
 	}
 	if cs != nil {
@@ -201,8 +201,12 @@ func (s *Server) open(ctx context.Context) (stream jsonrpc.Stream, cs *stdio.Cli
 			return (&streamable.Transport{URL: cfg.URL, Client: hc, Header: h, Logger: s.h.opts.Logger}).Open(ctx)
 		})
 	case config.WebSocket:
+		dial, err := s.dialer()
+		if err != nil {
+			return nil, nil, err
+		}
 		return s.openHTTP(ctx, func(hc *http.Client, h http.Header) (jsonrpc.Stream, error) {
-			return (&websocket.Transport{URL: cfg.URL, Client: hc, Header: h, Logger: s.h.opts.Logger}).Open(ctx)
+			return dial(ctx, Dial{URL: cfg.URL, Client: hc, Header: h, Logger: s.h.opts.Logger})
 		})
 	case config.SSE:
 		return s.openHTTP(ctx, func(hc *http.Client, h http.Header) (jsonrpc.Stream, error) {

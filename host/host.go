@@ -66,6 +66,12 @@ type Options struct {
 	// built-in stdio, Streamable HTTP and SSE transports (tests and
 	// embedders use it for in-process servers).
 	Transport func(ctx context.Context, s *config.Server) (jsonrpc.Stream, error)
+	// Dialers open the streams of servers by their URL's scheme, for the
+	// transports the host does not link itself: a program that wants
+	// WebSocket servers sets "ws" and "wss" to a Dialer of package
+	// websocket's Transport. An entry whose scheme has none fails with
+	// KindConfig.
+	Dialers map[string]Dialer
 	// HTTPClient makes the requests of HTTP and SSE servers (default: a
 	// client of its own).
 	HTTPClient *http.Client

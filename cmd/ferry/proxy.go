@@ -67,6 +67,7 @@ func cmdProxy(o *cli) error {
 			MaxRequestTimeout: negIfZero(o.maxTimeout),
 			Logger:            log,
 			InheritEnv:        o.inheritEnv,
+			Dialers:           dialers(),
 		},
 		Logger: log,
 	})

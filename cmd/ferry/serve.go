@@ -122,6 +122,7 @@ func cmdServe(o *cli) error {
 			// The servers get the variables they need, not the
 			// gateway's secrets (OTLP headers, API keys, its tokens).
 			InheritEnv: o.inheritEnv,
+			Dialers:    dialers(),
 		},
 		HTTP:   streamable.Options{MaxSessions: f.maxSessions, AllowedOrigins: f.origins, AllowedHosts: f.hosts, Logger: log},
 		Auth:   auth,

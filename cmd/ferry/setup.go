@@ -298,6 +298,7 @@ func (o *cli) hostOptions() *host.Options {
 		Client:     o.clientOptions,
 		WrapHTTP:   o.wrapHTTP,
 		InheritEnv: o.inheritEnv,
+		Dialers:    dialers(),
 	}
 	if o.verbose {
 		opts.Logger = slog.New(slog.NewTextHandler(o.term.writer(), &slog.HandlerOptions{Level: slog.LevelInfo}))
