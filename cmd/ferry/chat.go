@@ -35,6 +35,9 @@ type chat struct {
 	mu         sync.Mutex
 	cancelTurn context.CancelFunc // set while a turn runs
 	lastPath   string             // where the conversation is kept for --continue
+	// unmute gives the terminal back its echo, while a turn holds the
+	// keys typed (see holdKeys).
+	unmute func()
 }
 
 // screen serializes what the chat writes on stdout: the streamed answer,
@@ -45,6 +48,7 @@ type screen struct {
 	tty      bool
 	col      int  // the cursor is not at the start of a line
 	progress bool // a progress line is drawn
+	spinning bool // the spinner is drawn
 	// pending is the end of streamed text held back at a terminal until
 	// the next piece: a character cut between two pieces, or a CR that
 	// may start a CRLF.
@@ -73,10 +77,55 @@ func (s *screen) flushLocked() {
 }
 
 func (s *screen) clearLocked() {
-	if s.progress {
+	if s.progress || s.spinning {
 		fmt.Fprint(s.w, "\r\x1b[K")
-		s.progress = false
+		s.progress, s.spinning = false, false
 	}
+}
+
+// spinnerFrames turn while the chat waits for the model or a tool.
+const spinnerFrames = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+// spinner draws, at a terminal, a spinner and the time since start on a
+// line of its own whenever nothing else is drawn (no streamed text
+// waiting for its end of line, no progress line, no question), until
+// the returned stop is called.
+func (s *screen) spinner(start time.Time) (stop func()) {
+	if !s.tty {
+		return func() {}
+	}
+	done, ended := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(ended)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		frames := []rune(spinnerFrames)
+		for i := 0; ; i++ {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				s.spin(frames[i%len(frames)], time.Since(start))
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-ended
+		s.mu.Lock()
+		s.clearLocked()
+		s.mu.Unlock()
+	}
+}
+
+func (s *screen) spin(frame rune, elapsed time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.col > 0 || s.pending != "" || s.progress {
+		return
+	}
+	fmt.Fprintf(s.w, "\r\x1b[K%c working · %.1f s (Ctrl-C stops)", frame, elapsed.Seconds())
+	s.spinning = true
 }
 
 // text writes streamed text.
@@ -142,7 +191,7 @@ func (s *screen) showProgress(label string, p *protocol.ProgressParams) {
 		s.col = 0
 	}
 	fmt.Fprint(s.w, "\r\x1b[K"+progressLine(label, p, 24))
-	s.progress = true
+	s.progress, s.spinning = true, false
 }
 
 // hold runs f with the screen to itself (a question to the user).
@@ -340,7 +389,11 @@ func (c *chat) turn(ctx context.Context, parts ...agent.Part) {
 		cancel()
 	}()
 	start := time.Now()
+	c.muteKeys()
+	stopSpinner := c.out.spinner(start)
 	res, err := c.r.agent.Run(tctx, parts...)
+	stopSpinner()
+	c.unmuteKeys()
 	switch {
 	case err != nil && tctx.Err() != nil && ctx.Err() == nil:
 		c.out.line("⏹ turn stopped (Ctrl-C); the calls in flight were cancelled")
@@ -355,6 +408,41 @@ func (c *chat) turn(ctx context.Context, parts ...agent.Part) {
 		c.out.line("  · %d in, %d out tokens · %d %s · %.1f s", res.Usage.InputTokens, res.Usage.OutputTokens, res.Steps, steps, time.Since(start).Seconds())
 	}
 	c.keep()
+}
+
+// muteKeys holds the keys typed during a turn for the next prompt,
+// rather than let the terminal echo them into the answer.
+func (c *chat) muteKeys() {
+	if !c.ed.tty {
+		return
+	}
+	if unmute, err := holdKeys(c.ed.fd); err == nil {
+		c.unmute = unmute
+	}
+}
+
+func (c *chat) unmuteKeys() {
+	if c.unmute != nil {
+		c.unmute()
+		c.unmute = nil
+	}
+}
+
+// question runs f, a question to the user during a turn, at the terminal
+// as it usually is (echoing, line by line). What was typed before it is
+// set aside for the next prompt: keys typed during an answer must not
+// answer a question asked after them.
+func (c *chat) question(f func()) {
+	muted := c.unmute != nil
+	c.unmuteKeys()
+	held := c.in.setAside()
+	defer func() {
+		c.in.unread(held)
+		if muted {
+			c.muteKeys()
+		}
+	}()
+	f()
 }
 
 // keep saves the conversation for ferry chat --continue.
@@ -410,8 +498,13 @@ func (c *chat) ask(ctx context.Context, q *agent.Question) (agent.Answer, error)
 	var a agent.Answer
 	var err error
 	c.out.hold(func(w io.Writer) {
-		a, err = askApproval(ctx, w, c.in.readLine, c.r.spec, q)
+		c.question(func() { a, err = askApproval(ctx, w, c.in.readLine, c.r.spec, q) })
 	})
+	if err != nil && ctx.Err() != nil {
+		// Ctrl-C at the question: the user stopped the turn, which is a
+		// no (the agent would report an error as a question not asked).
+		return agent.Refuse, nil
+	}
 	return a, err
 }
 
@@ -424,7 +517,7 @@ func (c *chat) elicit(ctx context.Context, server string, p *protocol.ElicitPara
 	var res *protocol.ElicitResult
 	var err error
 	c.out.hold(func(w io.Writer) {
-		res, err = askForm(w, bufio.NewReader(c.in.reader(ctx)), server, p)
+		c.question(func() { res, err = askForm(w, bufio.NewReader(c.in.reader(ctx)), server, p) })
 	})
 	return res, err
 }

@@ -3,11 +3,16 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -133,4 +138,82 @@ func TestChatTTYCtrlC(t *testing.T) {
 	if status := c.waitExit(); status != "0" {
 		t.Errorf("two Ctrl-C: exit status %s, want 0", status)
 	}
+}
+
+// gatedModel answers "slow" in two pieces, each sent when the test opens
+// its gate, and anything else as chatFixture does.
+type gatedModel struct {
+	chatFixture
+	gates [2]chan struct{}
+}
+
+func newGatedModel() *gatedModel {
+	return &gatedModel{gates: [2]chan struct{}{make(chan struct{}), make(chan struct{})}}
+}
+
+func (g *gatedModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var req struct{ Messages []struct{ Content any } }
+	json.Unmarshal(body, &req)
+	if n := len(req.Messages); n == 0 || req.Messages[n-1].Content != "slow" {
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		g.chatFixture.ServeHTTP(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	for i, piece := range []string{"part one, ", "part two"} {
+		select {
+		case <-g.gates[i]:
+		case <-r.Context().Done():
+			return
+		case <-time.After(10 * time.Second):
+			return
+		}
+		b, _ := json.Marshal(piece)
+		fmt.Fprintf(w, "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"fixture\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":%s},\"finish_reason\":null}]}\n\n", b)
+		w.(http.Flusher).Flush()
+	}
+	io.WriteString(w, "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"fixture\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+}
+
+// TestChatTTYWhileAnswering: a spinner with the time shows while the
+// model has yet to answer, and what is typed while the answer streams
+// is not echoed into it but held for the next prompt.
+func TestChatTTYWhileAnswering(t *testing.T) {
+	m := newGatedModel()
+	c := startTTYChat(t, m, "--config", agentConfig(t, ""))
+	c.typeText("slow")
+	c.keys("Enter")
+	spinner := regexp.MustCompile(`[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] working · \d+\.\d s`)
+	c.waitFor("the spinner", spinner.MatchString)
+	close(m.gates[0])
+	c.waitText("part one, ")
+	c.typeText("typed ahead")
+	close(m.gates[1])
+	s := c.waitFor("the answer's end and the next prompt", func(s string) bool {
+		return strings.Contains(s, "part two") && strings.Contains(s, "· 1 step ·") && strings.Contains(s, "› typed ahead")
+	})
+	if n := strings.Count(s, "typed ahead"); n != 1 || spinner.MatchString(s) {
+		t.Errorf("the keys typed during the answer show %d times (want once, at the prompt), or the spinner stayed:\n%s", n, s)
+	}
+	c.keys("Enter")
+	c.waitText("you said: typed ahead (3 messages)")
+}
+
+// TestChatTTYCtrlCAtApproval: Ctrl-C at an approval question stops the
+// turn; the call is refused as the user's answer, not reported as a
+// question never asked, and the chat goes on.
+func TestChatTTYCtrlCAtApproval(t *testing.T) {
+	c := startTTYChat(t, &chatFixture{}, "--config", agentConfig(t, ""), "--approval", "ask")
+	c.typeText(`call ex__echo {"message":"hi"}`)
+	c.keys("Enter")
+	c.waitText("Run it?")
+	c.keys("C-c")
+	s := c.waitText("turn stopped (Ctrl-C)")
+	if strings.Contains(s, "not asked") || !strings.Contains(s, "not run: the user denied it") {
+		t.Errorf("Ctrl-C at the question:\n%s", s)
+	}
+	c.typeText("hello")
+	c.keys("Enter")
+	c.waitText("you said: hello")
 }

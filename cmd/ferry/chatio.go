@@ -99,6 +99,26 @@ func (in *input) unread(b []byte) {
 	in.mu.Unlock()
 }
 
+// setAside takes what was typed and not read yet, to give back with
+// unread.
+func (in *input) setAside() []byte {
+	in.mu.Lock()
+	held := in.pending
+	in.pending = nil
+	in.mu.Unlock()
+	for {
+		select {
+		case b, ok := <-in.ch:
+			if !ok {
+				return held // the end of input, which the next read meets again
+			}
+			held = append(held, b...)
+		default:
+			return held
+		}
+	}
+}
+
 // readLine reads a line (the terminal in its usual mode hands over
 // whole lines), or gives up when ctx is done.
 func (in *input) readLine(ctx context.Context) (string, error) {

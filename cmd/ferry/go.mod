@@ -35,5 +35,5 @@ require (
 require (
 	github.com/ferrymcp/ferry/agent v0.1.0
 	github.com/yosida95/uritemplate/v3 v3.0.2
-	golang.org/x/sys v0.48.0 // indirect
+	golang.org/x/sys v0.48.0
 )
