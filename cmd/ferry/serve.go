@@ -49,6 +49,7 @@ type serveFlags struct {
 	isolate, origins, hosts    listFlag
 	drain                      time.Duration
 	maxSessions, maxProcs      int
+	redis, sessionKeys         string
 }
 
 // declare declares the flags of ferry serve.
@@ -65,6 +66,8 @@ func (f *serveFlags) declare(fs *flag.FlagSet) {
 	fs.StringVar(&f.logFormat, "log-format", "text", "log `text|json` (default text)")
 	fs.BoolVar(&f.logRequests, "log-requests", false, "log every request")
 	fs.BoolVar(&f.noMetrics, "no-metrics", false, "no /metrics endpoint")
+	fs.StringVar(&f.redis, "redis", "", "share sessions with the other replicas through the Redis at `URL` (redis://...)")
+	fs.StringVar(&f.sessionKeys, "session-keys", "", "keys that seal session ids for every replica, hex, one a line, current first, in `FILE` (default: from --redis)")
 }
 
 // cmdServe runs the gateway until SIGINT or SIGTERM.
@@ -137,6 +140,13 @@ func cmdServe(o *cli) error {
 		return err
 	}
 	defer stopTracing()
+	replicas, stopSharing, err := replicaOptions(ctx, f, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer stopSharing()
+	opts.Replicas = replicas
 	g, err := gateway.New(servers, opts)
 	if err != nil {
 		ln.Close()
