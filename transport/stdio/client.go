@@ -32,6 +32,11 @@ const (
 	// exited (a process it started may hold it) before Read gives up on
 	// it.
 	stdoutGrace = 100 * time.Millisecond
+	// leftoverBytes bounds what Close reads of the server's stdout once
+	// it is gone (see readLeftovers): what an exited server left fits in
+	// the pipe (pipeSize on Linux); more comes only from a process that
+	// still holds stdout, which must not keep Close busy.
+	leftoverBytes = 1 << 20
 	// Tail of stderr shown in an [ExitError].
 	tailLines = 20
 	tailBytes = 2 << 10
@@ -61,7 +66,9 @@ type ClientStream struct {
 	waitErr    error          // from cmd.Wait; set before done is closed
 	stderrDone chan struct{}
 	stdoutEOF  chan struct{}
-	readErr    error // sticky end of input; only Read touches it
+	waited     chan struct{} // closed when wait returns: it no longer stops out
+	readMu     sync.Mutex    // held by Read and readLeftovers: one reader of lr at a time
+	readErr    error         // sticky end of input; only Read touches it
 
 	closeOnce sync.Once
 	closing   chan struct{}
@@ -76,6 +83,8 @@ const quickTerm = 100 * time.Millisecond
 // at all are logged and skipped. Once the server is gone Read returns an
 // *[ExitError]; after Close it returns [ErrClosed].
 func (s *ClientStream) Read() (*jsonrpc.Message, error) {
+	s.readMu.Lock()
+	defer s.readMu.Unlock()
 	if s.readErr != nil {
 		return nil, s.readErr
 	}
@@ -242,6 +251,7 @@ func (s *ClientStream) shutdown() {
 	}
 	s.strays.scan()
 	s.strays.stop(termTimeout)
+	s.readLeftovers()
 	s.stdout.Close()
 	// What the server wrote on stderr is read to the end unless
 	// something outside the group holds the pipe.
@@ -251,6 +261,41 @@ func (s *ClientStream) shutdown() {
 	s.wg.Wait()
 	s.stderrPipe.Close()
 	s.noise.flush()
+}
+
+// readLeftovers reads, once the server is gone, what is left of its
+// stdout that no Read took, so that Skipped counts every line of noise
+// it wrote. A server that prints a banner and exits at once would
+// otherwise get the hint or not depending on a race: when the client's
+// first write fails (the server is gone) nobody reads its stdout, and
+// only when the write wins are the lines read. It is done here, not when
+// a write fails, because the messages it reads are dropped: until Close
+// they belong to Read (an answer written before the server died still
+// ends its call). It waits for a Read in progress, which shutdown has
+// stopped, and reads at most leftoverBytes, for at most stdoutGrace (a
+// process the server left may hold its stdout open).
+func (s *ClientStream) readLeftovers() {
+	s.readMu.Lock()
+	defer s.readMu.Unlock()
+	if err := s.lr.readErr; err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+		return // the end of stdout was read, or it cannot be
+	}
+	// wait stops out when stdout outlives the server: once done and
+	// closing are closed it returns at once, and stops it no more.
+	<-s.waited
+	s.lr.readErr = nil // the deadline was the stream's own (out.stop)
+	s.lr.r = io.LimitReader(s.out, leftoverBytes)
+	s.out.reopen(time.Now().Add(stdoutGrace))
+	defer s.out.stop()
+	for {
+		m, err := s.lr.read()
+		if m != nil {
+			s.Recycle(m)
+		}
+		if err != nil && !isDecodeError(err) {
+			return
+		}
+	}
 }
 
 // waitFor reports whether ch was closed within d.
@@ -273,6 +318,7 @@ func waitFor(ch <-chan struct{}, d time.Duration) bool {
 // wait reaps the server as soon as it exits.
 func (s *ClientStream) wait() {
 	defer s.wg.Done()
+	defer close(s.waited)
 	s.waitErr = s.cmd.Wait()
 	close(s.done)
 	// A process the server started may still hold its stdout: once what
@@ -343,7 +389,9 @@ func (s *ClientStream) Stderr() string { return string(s.stderr.bytes()) }
 // Skipped reports how many lines of the server's stdout were skipped
 // because they are not JSON, and the start of the first, quoted (Go
 // syntax, control characters escaped): a server that prints its logs on
-// stdout never answers, and an error that shows them says why.
+// stdout never answers, and an error that shows them says why. The count
+// is complete once Read has returned the end of the stream, and once
+// Close has returned (it reads what the server left on stdout).
 func (s *ClientStream) Skipped() (lines int, first string) { return s.noise.skipped() }
 
 // Pid returns the server's process id, which is also its process group.

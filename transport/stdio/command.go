@@ -171,6 +171,7 @@ func (c *Command) Connect(ctx context.Context) (*ClientStream, error) {
 		done:         make(chan struct{}),
 		stderrDone:   make(chan struct{}),
 		stdoutEOF:    make(chan struct{}),
+		waited:       make(chan struct{}),
 		closing:      make(chan struct{}),
 		strays:       newStrays(cmd.Process.Pid, inW, outR, errR),
 	}

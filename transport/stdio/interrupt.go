@@ -50,6 +50,15 @@ func (r *stdoutReader) interrupt() {
 	r.f.SetReadDeadline(time.Unix(1, 0))
 }
 
+// reopen lets Reads go on again after stop, until the deadline t, after
+// which they fail with os.ErrDeadlineExceeded. It is for Close, once the
+// server is gone, to read what it left (see readLeftovers).
+func (r *stdoutReader) reopen(t time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.f.SetReadDeadline(t)
+}
+
 // stop makes every Read from now on fail with os.ErrDeadlineExceeded.
 func (r *stdoutReader) stop() {
 	r.mu.Lock()

@@ -33,6 +33,8 @@ func runHelper(mode string) int {
 		return serveEcho()
 	case "noise":
 		return serveNoise()
+	case "bannerexit", "bannerlast":
+		return serveBanner(mode)
 	case "banner":
 		fmt.Println("Starting the example server v1.2.3 ...")
 		fmt.Println()

@@ -3,6 +3,7 @@ package stdio
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,6 +13,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/ferrymcp/ferry/jsonrpc"
 )
 
 // records is a slog handler that keeps what it is given.
@@ -138,4 +141,70 @@ func serveNoise() int {
 	b.WriteTo(os.Stdout)
 	io.Copy(io.Discard, os.Stdin)
 	return 0
+}
+
+// serveBanner writes a line that is not JSON and then: "bannerexit" a
+// second one, and exits without reading its stdin; "bannerlast" a
+// notification, and a second line once its stdin has ended.
+func serveBanner(mode string) int {
+	os.Stdout.WriteString("\x1b[31mServer listening on stdio\n")
+	if mode == "bannerexit" {
+		os.Stdout.WriteString("ready\n")
+		return 0
+	}
+	os.Stdout.WriteString(`{"jsonrpc":"2.0","method":"ready"}` + "\n")
+	io.Copy(io.Discard, os.Stdin)
+	os.Stdout.WriteString("bye\n")
+	return 0
+}
+
+// TestClientNoiseCountedByClose: once Close returns, Skipped counts every
+// line of noise the server wrote, also those no Read took: a server that
+// prints a banner and exits before the client's first write (which then
+// fails, and nothing reads) was said to have printed nothing, and so
+// was what a server printed while Close stopped it.
+func TestClientNoiseCountedByClose(t *testing.T) {
+	for _, tc := range []struct {
+		mode string
+		// use is what the client does before Close; it returns what to
+		// check after Close, if anything.
+		use func(t *testing.T, s *ClientStream) (after func())
+	}{
+		{"bannerexit", func(t *testing.T, s *ClientStream) func() {
+			<-s.Done() // the write comes after the exit, and fails
+			var ee *ExitError
+			if err := s.Write(t.Context(), &jsonrpc.Message{Method: "initialize", ID: jsonrpc.Int64ID(1)}); !errors.As(err, &ee) {
+				t.Fatalf("Write: %v, want an *ExitError", err)
+			}
+			return nil
+		}},
+		{"bannerlast", func(t *testing.T, s *ClientStream) func() {
+			if m, err := s.Read(); err != nil || m.Method != "ready" {
+				t.Fatalf("Read: %v %v", m, err)
+			}
+			errc := make(chan error, 1)
+			go func() { // in progress when Close comes, or not yet begun
+				_, err := s.Read()
+				errc <- err
+			}()
+			return func() {
+				if err := <-errc; err != ErrClosed {
+					t.Errorf("Read during Close: %v, want ErrClosed", err)
+				}
+			}
+		}},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			defer checkGoroutines(t)()
+			s := connect(t, helperCommand(tc.mode))
+			after := tc.use(t, s)
+			s.Close()
+			if after != nil {
+				after()
+			}
+			if n, first := s.Skipped(); n != 2 || first != `"\x1b[31mServer listening on stdio"` {
+				t.Errorf("Skipped after Close: %d %s, want 2 and the first line", n, first)
+			}
+		})
+	}
 }
