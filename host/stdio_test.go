@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/ferrymcp/ferry/config"
+	"github.com/ferrymcp/ferry/jsonrpc"
+	"github.com/ferrymcp/ferry/transport/stdio"
 )
 
 var (
@@ -126,14 +129,27 @@ func TestStdioStartFailure(t *testing.T) {
 // TestStdioNoiseExplained: a server that prints on stdout what is not
 // JSON and never answers fails with an error that says so and quotes its
 // first line, escaped, whether it times out or exits (issue 31: it said
-// "context deadline exceeded" and nothing else).
+// "context deadline exceeded" and nothing else). The servers that exit
+// are seen to exit before the handshake is written: the write fails, and
+// nothing reads what they wrote (the hint was then lost, some of the
+// time, when the server won the race).
 func TestStdioNoiseExplained(t *testing.T) {
 	const script = `printf '\033[31mServer listening on stdio\nready\n'; `
 	h, err := New([]*config.Server{
 		{Name: "hangs", Transport: config.Stdio, Command: "sh", Args: []string{"-c", script + "exec sleep 60"}},
 		{Name: "exits", Transport: config.Stdio, Command: "sh", Args: []string{"-c", script + "exit 0"}},
 		{Name: "quiet", Transport: config.Stdio, Command: "sh", Args: []string{"-c", "exit 4"}},
-	}, &Options{ConnectTimeout: 500 * time.Millisecond, Restart: Backoff{Disable: true}})
+	}, &Options{ConnectTimeout: 500 * time.Millisecond, Restart: Backoff{Disable: true},
+		Transport: func(ctx context.Context, cfg *config.Server) (jsonrpc.Stream, error) {
+			cs, err := (&stdio.Command{Path: cfg.Command, Args: cfg.Args}).Connect(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if cfg.Name != "hangs" {
+				<-cs.Done()
+			}
+			return cs, nil
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
