@@ -131,8 +131,8 @@ func TestStdioStartFailure(t *testing.T) {
 // first line, escaped, whether it times out or exits (issue 31: it said
 // "context deadline exceeded" and nothing else). The servers that exit
 // are seen to exit before the handshake is written: the write fails, and
-// nothing reads what they wrote (the hint was then lost, some of the
-// time, when the server won the race).
+// what they wrote is then read only if the client's reading worker gets
+// to it before the stream closes (the hint was lost when it did not).
 func TestStdioNoiseExplained(t *testing.T) {
 	const script = `printf '\033[31mServer listening on stdio\nready\n'; `
 	h, err := New([]*config.Server{
