@@ -78,18 +78,27 @@ func replica(t *testing.T, bin, cfg, redisURL string) (*exec.Cmd, string) {
 		t.Fatal(err)
 	}
 	daemon(t, cmd)
+	// found gets the URL, or what ferry serve said before it exited.
 	found := make(chan string, 1)
 	go func() {
 		re := regexp.MustCompile(`^ferry serve: (http://[0-9.:]+)/mcp`)
 		sc := bufio.NewScanner(stderr)
+		var said strings.Builder
 		for sc.Scan() {
 			if m := re.FindStringSubmatch(sc.Text()); m != nil {
 				found <- m[1]
+				io.Copy(io.Discard, stderr)
+				return
 			}
+			said.WriteString(sc.Text() + "\n")
 		}
+		found <- said.String()
 	}()
 	select {
 	case url := <-found:
+		if !strings.HasPrefix(url, "http://") {
+			t.Fatalf("ferry serve exited: %s", url)
+		}
 		return cmd, url
 	case <-time.After(30 * time.Second):
 		t.Fatal("ferry serve did not say where it listens")
