@@ -394,7 +394,7 @@ func refused(err error) *httperr.StatusError {
 // refusal names with those granted before: a 403 insufficient_scope is
 // a step-up.
 func (o *cli) offerLogin(ctx context.Context, err error) bool {
-	if err == nil || o.json || o.term == nil || !o.term.ask || o.cmd == loginCommand {
+	if err == nil || o.json || o.term == nil || o.cmd == loginCommand {
 		return false
 	}
 	se := refused(err)
@@ -410,6 +410,14 @@ func (o *cli) offerLogin(ctx context.Context, err error) bool {
 		s = o.serverAt(se.URL)
 	}
 	if s == nil || !usesOAuth(s) {
+		return false
+	}
+	if !oauthChallenge(se.WWWAuthenticate) {
+		o.logf("%s refused the request (%s) and offers no OAuth login; pass the credentials it wants as a header: "+
+			"--header 'Authorization: Bearer TOKEN' after its URL, or \"headers\" in its entry of the configuration.", s.Name, se.Status)
+		return false
+	}
+	if !o.term.ask {
 		return false
 	}
 	if len(o.auth.scopes) == 0 {
@@ -441,6 +449,16 @@ func (o *cli) offerLogin(ctx context.Context, err error) bool {
 	o.authz.m = nil // the new token is read from the store
 	o.authz.mu.Unlock()
 	return true
+}
+
+// oauthChallenge reports whether a refusal's WWW-Authenticate is an MCP
+// server's OAuth challenge: Bearer with the address of its protected
+// resource metadata, where a login starts. A static token's Bearer
+// challenge (a realm, an error) does not name it, and a login there
+// would end at a registration endpoint that does not exist.
+func oauthChallenge(wwwAuthenticate string) bool {
+	c, ok := metadata.FindChallenge(metadata.ParseChallenges([]string{wwwAuthenticate}), "Bearer")
+	return ok && c.Param(metadata.ParamResourceMetadata) != ""
 }
 
 // serverAt returns the entry whose URL is u, among those the command

@@ -117,7 +117,8 @@ func TestOfferLoginAsksAtTheTerminal(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir()) // the token store
 	t.Setenv("HOME", t.TempDir())
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="x"`)
+		// An OAuth challenge: only there is a login offered.
+		w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://`+r.Host+`/.well-known/oauth-protected-resource/mcp"`)
 		w.WriteHeader(http.StatusUnauthorized)
 	}))
 	defer srv.Close()
