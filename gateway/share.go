@@ -679,8 +679,9 @@ func (g *Gateway) endpointFront(r *http.Request) *front {
 	if r.URL.Path == "/mcp" {
 		return g.agg
 	}
-	name, ok := strings.CutPrefix(r.URL.Path, "/servers/")
-	if name, ok = strings.CutSuffix(name, "/mcp"); !ok {
+	name, _ := strings.CutPrefix(r.URL.Path, "/servers/")
+	name, ok := strings.CutSuffix(name, "/mcp")
+	if !ok {
 		return nil
 	}
 	if u := g.upstream(name); u != nil {
