@@ -36,6 +36,10 @@ func saveSkill(ctx context.Context, sc *skills.Client, entry *skills.Skill, save
 	if !skills.ValidName(name) {
 		return "", fmt.Errorf("skill %s: its name %q cannot name a folder (1-64 lowercase letters, digits and hyphens)", entry.URI, name)
 	}
+	// Refused before anything is read; the rename checks again.
+	if _, err := os.Lstat(filepath.Join(save.dir, name)); err == nil && !save.force {
+		return "", usageErrorf("%s exists: ferry replaces a skill's folder only with --force", filepath.Join(save.dir, name))
+	}
 	files, err := verifiedFiles(ctx, sc, entry)
 	if err != nil {
 		return "", err
@@ -93,12 +97,10 @@ func localPath(uriPath string) (string, error) {
 
 // writeSkillFolder writes files in a temporary folder in dir, then
 // renames it to dir/name: an agent reading dir sees the whole skill or
-// none of it. An existing dir/name is replaced only with --force.
+// none of it. An existing dir/name is replaced only with --force: without
+// it, the rename fails on a non-empty folder that appeared meanwhile.
 func writeSkillFolder(save saveSkillOptions, name string, files []skillFile) (string, error) {
 	final := filepath.Join(save.dir, name)
-	if _, err := os.Lstat(final); err == nil && !save.force {
-		return "", usageErrorf("%s exists: ferry replaces a skill's folder only with --force", final)
-	}
 	if err := os.MkdirAll(save.dir, 0o755); err != nil {
 		return "", err
 	}
