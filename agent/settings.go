@@ -1,7 +1,10 @@
 package agent
 
 import (
+	"errors"
 	"fmt"
+	"reflect"
+	"strings"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -71,7 +74,7 @@ func ReadSettings(f *config.File, vars *config.Vars) (*Settings, error) {
 func parseSettings(path string, raw jsontext.Value, vars *config.Vars) (*Settings, error) {
 	var s Settings
 	if err := json.Unmarshal(raw, &s, json.RejectUnknownMembers(true)); err != nil {
-		return nil, fmt.Errorf("%s: agent: %w", path, err)
+		return nil, fmt.Errorf("%s: agent: %w", path, settingError(err))
 	}
 	if s.Approval != "" {
 		if _, err := ParseMode(s.Approval); err != nil {
@@ -146,4 +149,64 @@ func (s *Settings) Merge(t *Settings) *Settings {
 	}
 	out.Providers = providers
 	return &out
+}
+
+// settingError says what is wrong with a setting in the configuration's
+// words: where it is ("agent.providers.openai.apikey") and, for an
+// unknown member, the members there are. json's own error names the Go
+// type a member was read into.
+func settingError(err error) error {
+	var se *json.SemanticError
+	if !errors.As(err, &se) || se.GoType == nil {
+		return err
+	}
+	at := "agent" + strings.ReplaceAll(string(se.JSONPointer), "/", ".")
+	if errors.Is(se.Err, json.ErrUnknownName) {
+		return fmt.Errorf("unknown setting %q (there: %s)", at, strings.Join(members(se.GoType), ", "))
+	}
+	return fmt.Errorf("%q: %s where %s is wanted", at, jsonKindName(se.JSONKind), goKindName(se.GoType))
+}
+
+// members are the JSON names of a struct's fields.
+func members(t reflect.Type) []string {
+	var names []string
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+func jsonKindName(k jsontext.Kind) string {
+	switch k {
+	case '"':
+		return "a string"
+	case '0':
+		return "a number"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	}
+	return "a value"
+}
+
+func goKindName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8,
+		reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return "an object"
 }
