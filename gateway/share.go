@@ -679,9 +679,9 @@ func (g *Gateway) endpointFront(r *http.Request) *front {
 	if r.URL.Path == "/mcp" {
 		return g.agg
 	}
-	name, _ := strings.CutPrefix(r.URL.Path, "/servers/")
-	name, ok := strings.CutSuffix(name, "/mcp")
-	if !ok {
+	rest, isOne := strings.CutPrefix(r.URL.Path, "/servers/")
+	name, isMCP := strings.CutSuffix(rest, "/mcp")
+	if !isOne || !isMCP {
 		return nil
 	}
 	if u := g.upstream(name); u != nil {
