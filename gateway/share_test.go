@@ -6,14 +6,17 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/config"
 	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/transport/streamable"
 )
 
 // roundRobin is a balancer with no affinity: each request goes to the
@@ -197,5 +200,46 @@ func TestSealerRotation(t *testing.T) {
 	}
 	if _, err := ReadKeys(strings.NewReader("# keys\n" + strings.Repeat("ab", 32) + "\nzz\n")); err == nil || !strings.Contains(err.Error(), "line 3") {
 		t.Errorf("a bad key line: %v", err)
+	}
+}
+
+// BenchmarkSealedSessionCall is what sealed ids cost a legacy call of a
+// session the replica already serves: a map lookup and the resealing of
+// the answer's header.
+func BenchmarkSealedSessionCall(b *testing.B) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	up := &config.Server{Name: "r", Transport: config.Stdio, Command: exe, Env: map[string]string{"FERRY_GATEWAY_TEST_SERVER": "r"}}
+	sealer, _ := NewSealer(NewKey())
+	for _, bc := range []struct {
+		name     string
+		replicas *ReplicaOptions
+	}{{"plain", nil}, {"sealed", &ReplicaOptions{Sealer: sealer}}} {
+		b.Run(bc.name, func(b *testing.B) {
+			g, err := New([]*config.Server{up}, &Options{Replicas: bc.replicas})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer g.Close(context.Background())
+			ts := httptest.NewServer(g)
+			defer ts.Close()
+			ctx := context.Background()
+			if err := g.Ready(ctx); err != nil {
+				b.Fatal(err)
+			}
+			c, err := client.Connect(ctx, &streamable.Transport{URL: ts.URL + "/mcp"}, &client.Options{ProtocolVersion: protocol.LatestLegacyVersion})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := c.Call(ctx, "r__echo", map[string]any{"message": "hi"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
