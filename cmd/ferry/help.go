@@ -23,6 +23,10 @@ func cmdHelp(_ context.Context, o *cli) error {
 		writeUsage(o.stdout)
 		return nil
 	}
+	if len(o.args) == 1 && o.args[0] == "agent" {
+		fmt.Fprint(o.stdout, agentText)
+		return nil
+	}
 	c, n := lookup(o.args)
 	if c == nil || n != len(o.args) {
 		if g := group(o.args); len(g) > 0 {
@@ -52,6 +56,35 @@ of the working folder start servers only once you trust the folder: ferry asks
 at a terminal and remembers; scripts pass --trust-folder.
 `
 
+// agentText is "ferry help agent": the settings of ferry run and ferry
+// chat in a configuration file.
+const agentText = `ferry run and ferry chat read the "agent" member of a configuration file,
+next to "mcpServers"; flags given on the command line win:
+
+  "agent": {
+    "model": "anthropic/claude-sonnet-4-5",   PROVIDER/MODEL (--model)
+    "approval": "ask",                         ask, auto or deny (--approval)
+    "allow": ["memory__read_graph", "*__search_*"],   tools run without asking
+    "deny": ["*__delete_*"],                   tools never run
+    "sampling": {"allow": ["everything"], "deny": []},   servers' sampling requests
+    "system": "...",                           the system prompt (--system)
+    "maxSteps": 0, "maxTokens": 0, "maxResultBytes": 0, "contextTokens": 0,   limits, 0 the default
+    "maxSamplingTokens": 0, "maxToolBytes": 0, "maxServerToolBytes": 0,
+    "providers": {
+      "openai":    {"apiKey": "${OPENAI_API_KEY}", "baseURL": "https://api.openai.com/v1"},
+      "anthropic": {"apiKey": "${ANTHROPIC_API_KEY}"},
+      "ollama":    {"baseURL": "http://127.0.0.1:11434/v1"}
+    }
+  }
+
+providers.NAME sets a provider's apiKey and baseURL; ${VAR} takes them from the
+environment, and without apiKey the provider's own variable is read
+(OPENAI_API_KEY, ANTHROPIC_API_KEY, OLLAMA_API_KEY...). baseURL ends in /v1 for
+OpenAI and the compatible endpoints, and is the host for Anthropic; --base-url
+overrides the model's. Providers: ` + "openai, anthropic, ollama, lmstudio, vllm, llamacpp,\ndeepseek, dashscope, openrouter" + `; another OpenAI-compatible endpoint is
+openai/MODEL with its baseURL. Tool names are SERVER__TOOL, as the model sees them.
+`
+
 const exitText = `Exit codes:
   0 ok   1 usage or configuration error   2 other error   3 authentication refused
   4 server unreachable (failed to start, crashed, timed out)
@@ -75,7 +108,7 @@ func writeUsage(w io.Writer) {
 	fs := newFlagSet("ferry")
 	(&cli{}).globalFlags(fs)
 	writeFlags(w, fs)
-	fmt.Fprint(w, "\n"+exitText+"\nRun \"ferry COMMAND --help\" for a command's flags and an example.\n")
+	fmt.Fprint(w, "\n"+exitText+"\nRun \"ferry COMMAND --help\" for a command's flags and an example;\n\"ferry help agent\" for the settings of ferry run and ferry chat.\n")
 }
 
 // writeCommandHelp writes "ferry NAME --help".
