@@ -148,7 +148,7 @@ type Client struct {
 	mirrors     bool
 	toolHeaders map[string][]mcpheader.Param
 	// recycler is the stream, when it takes back the memory of answers
-	// (CallBorrowed).
+	// (Lend, CallToolRaw's Release).
 	recycler jsonrpc.Recycler
 	// sending is Options.Sending around the connection, receiving
 	// Options.Receiving around the callbacks; nil without any.

@@ -16,7 +16,7 @@ import (
 // A tool that keeps nothing of its arguments, and a caller that keeps
 // nothing of the result but a copy: over Streamable HTTP, both sides then
 // read each message into the memory of one they are done with.
-func ExampleClient_CallBorrowed() {
+func ExampleLend() {
 	s := server.New(protocol.Implementation{Name: "echo", Version: "1"}, &server.Options{LendToolArguments: true})
 	server.AddTool(s, &protocol.Tool{Name: "echo"}, func(ctx context.Context, req *server.Request, in struct {
 		Message string `json:"message"`
@@ -34,11 +34,13 @@ func ExampleClient_CallBorrowed() {
 		log.Fatal(err)
 	}
 	defer c.Close()
-	var kept string
-	err = c.CallBorrowed(ctx, "echo", map[string]string{"message": "hello"}, func(res *protocol.CallToolResult) error {
-		kept = strings.Clone(res.Content[0].Text) // what outlives use is copied
-		return nil
-	})
-	fmt.Println(kept, err)
-	// Output: hello <nil>
+	var release func()
+	res, err := c.Call(ctx, "echo", map[string]string{"message": "hello"}, client.Lend(&release))
+	if err != nil {
+		log.Fatal(err)
+	}
+	kept := strings.Clone(res.Content[0].Text) // what outlives release is copied
+	release()                                  // res is not used after it
+	fmt.Println(kept)
+	// Output: hello
 }

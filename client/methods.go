@@ -1,6 +1,7 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -232,39 +233,81 @@ func (w *callToolWire) Mirror(set func(name, value string)) {
 
 // CallTool calls a tool. A tool that fails reports it in the result
 // (IsError); the error return is for protocol and transport failures.
-func (c *Client) CallTool(ctx context.Context, p *protocol.CallToolParams) (*protocol.CallToolResult, error) {
+// opts ([Lend], [AsTask]) change how the call is made.
+func (c *Client) CallTool(ctx context.Context, p *protocol.CallToolParams, opts ...CallOption) (*protocol.CallToolResult, error) {
 	var args any
 	if len(p.Arguments) > 0 {
 		args = p.Arguments
 	}
-	res, _, err := c.callTool(ctx, p.Name, args, p.Meta, p.MRTRParams, p.Task)
-	return res, err
+	return c.callWith(ctx, &toolCall{name: p.Name, args: args, user: p.Meta, mp: p.MRTRParams, task: p.Task}, opts)
 }
 
 // Call calls a tool with arguments given as any value that marshals to a
-// JSON object (a struct or a map).
-func (c *Client) Call(ctx context.Context, name string, args any) (*protocol.CallToolResult, error) {
-	res, _, err := c.callTool(ctx, name, args, nil, protocol.MRTRParams{}, nil)
+// JSON object (a struct or a map). opts ([Lend], [AsTask]) change how the
+// call is made.
+func (c *Client) Call(ctx context.Context, name string, args any, opts ...CallOption) (*protocol.CallToolResult, error) {
+	return c.callWith(ctx, &toolCall{name: name, args: args}, opts)
+}
+
+// A CallOption changes how [Client.Call] or [Client.CallTool] makes a
+// call: [Lend] lets the result share the memory of the answer, [AsTask]
+// lets the server run the call as a task. A value rather than a function,
+// so that giving one costs a call no allocation.
+type CallOption struct {
+	release *func()
+	task    *TaskOptions
+}
+
+// Lend lets the call's result share the memory the transport read the
+// answer into, as bufio.Scanner's caller borrows the slice Bytes returns:
+// the call sets *release to the function that gives that memory back, to
+// read another answer into (over Streamable HTTP, a large result then
+// makes no garbage for the collector). After release, neither the result
+// nor its strings may be used: copy what outlives it (strings.Clone).
+// The call always sets *release, to a function that does nothing when
+// nothing was lent or the call failed; a caller that never calls it
+// leaves the memory to the garbage collector.
+func Lend(release *func()) CallOption { return CallOption{release: release} }
+
+// noRelease is the release of a call that lent nothing.
+func noRelease() {}
+
+// toolCall is one tools/call as the client's methods give it.
+type toolCall struct {
+	name string
+	args any
+	user protocol.Meta
+	mp   protocol.MRTRParams
+	task *protocol.TaskMetadata
+}
+
+// callWith makes the call tc with the options opts.
+func (c *Client) callWith(ctx context.Context, tc *toolCall, opts []CallOption) (*protocol.CallToolResult, error) {
+	var o CallOption
+	for _, opt := range opts {
+		o.release = cmp.Or(opt.release, o.release)
+		o.task = cmp.Or(opt.task, o.task)
+	}
+	if o.release != nil {
+		*o.release = noRelease
+	}
+	if o.task != nil {
+		return c.callTask(ctx, tc, o.task)
+	}
+	res, m, err := c.callTool(ctx, tc.name, tc.args, tc.user, tc.mp, tc.task)
+	if err == nil && o.release != nil {
+		*o.release = c.releaser(m)
+	}
 	return res, err
 }
 
-// CallBorrowed is [Client.Call] for a caller that only borrows the result,
-// as bufio.Scanner's caller borrows the slice Bytes returns: use gets the
-// result, whose strings may share the memory of the answer, and that
-// memory is reused once use returns, so use must copy what it keeps
-// (strings.Clone). Over Streamable HTTP, a large result then makes no
-// garbage for the collector. CallBorrowed returns the call's error, or
-// else use's.
-func (c *Client) CallBorrowed(ctx context.Context, name string, args any, use func(*protocol.CallToolResult) error) error {
-	res, m, err := c.callTool(ctx, name, args, nil, protocol.MRTRParams{}, nil)
-	if err != nil {
-		return err
+// releaser gives back the memory of m, when the stream lent it.
+func (c *Client) releaser(m *jsonrpc.Message) func() {
+	r := c.recycler
+	if r == nil || m.Buffer == nil {
+		return noRelease
 	}
-	err = use(res)
-	if c.recycler != nil {
-		c.recycler.Recycle(m)
-	}
-	return err
+	return func() { r.Recycle(m) }
 }
 
 // CallToolRaw is [Client.CallTool] for a caller that passes the result on
@@ -292,8 +335,8 @@ func (c *Client) CallToolRaw(ctx context.Context, p *protocol.CallToolParams) (i
 		return intercept.Result{}, err
 	}
 	res := intercept.Result{Value: raw, IsError: isToolError(m)}
-	if r := c.recycler; r != nil && m.Buffer != nil {
-		res.Release = func() { r.Recycle(m) }
+	if m.Buffer != nil && c.recycler != nil {
+		res.Release = c.releaser(m)
 	}
 	return res, nil
 }

@@ -18,10 +18,11 @@ import (
 // Tasks: a tool call the server runs in the background, polled until it
 // ends. Both eras look the same to the caller, as [protocol.DetailedTask]
 // values: the tasks extension of the stateless era
-// (io.modelcontextprotocol/tasks, declared on the requests made through
-// these methods only, so that ordinary calls never get a task back), and
-// the experimental tasks of 2025-11-25 sessions (a task member on
-// tools/call, ttl and pollInterval, tasks/result and tasks/list).
+// (io.modelcontextprotocol/tasks, declared on the requests of [AsTask]
+// calls and of these methods only, so that ordinary calls never get a
+// task back), and the experimental tasks of 2025-11-25 sessions (a task
+// member on tools/call, ttl and pollInterval, tasks/result and
+// tasks/list).
 
 type tasksKey struct{}
 
@@ -53,43 +54,77 @@ func (c *Client) taskCapsJSON() []byte {
 // 2025-11-25).
 var ErrNoTasks = errors.New("client: the server does not offer this task operation")
 
-// TaskCallOptions configure [Client.CallAsTask]. The zero value is usable.
-type TaskCallOptions struct {
+// TaskOptions configure a call made with [AsTask]. The zero value is
+// usable.
+type TaskOptions struct {
 	// TTL asks a 2025-11-25 server to keep the task this long after its
 	// creation; zero leaves it to the server. (The stateless era's
 	// server alone decides.)
 	TTL time.Duration
-	// Meta is the request's own _meta.
-	Meta protocol.Meta
+	// Detach makes the call return once the server made the task, with
+	// a nil result and a nil error: OnStatus has then seen the task,
+	// whose TaskID [Client.WaitTask], [Client.GetTask] and
+	// [Client.CancelTask] take, from this process or another.
+	Detach bool
+	// WaitOptions are how the call waits for the task (without Detach).
+	// OnStatus sees the task first as the server made it.
+	WaitOptions
 }
 
-// CallAsTask calls a tool, letting the server run it as a task: it
-// returns the task when the server made one, or else the result (the
-// server may answer a quick call at once, or not run this tool as a
-// task). Questions the server asks before it creates the task go to the
-// client's callbacks, as for [Client.Call].
-func (c *Client) CallAsTask(ctx context.Context, name string, args any, opts *TaskCallOptions) (*protocol.DetailedTask, *protocol.CallToolResult, error) {
+// AsTask lets the server run the call as a task, for tools that take
+// minutes: the call polls the task until it ends (see [Client.WaitTask])
+// and returns the tool's result, or with opts.Detach returns once the task
+// is made. A server may still answer at once (a quick call, or a tool it
+// does not run as a task): the call then returns that result. Questions
+// the server asks go to the client's callbacks, as for any call. opts may
+// be nil. Tasks are the extension io.modelcontextprotocol/tasks of the
+// stateless era, declared on the requests of these calls only, so that
+// ordinary calls never get a task back, and the experimental tasks of
+// 2025-11-25 sessions; a session of an older revision has none
+// ([ErrNoTasks]).
+func AsTask(opts *TaskOptions) CallOption {
 	if opts == nil {
-		opts = &TaskCallOptions{}
+		opts = &TaskOptions{}
 	}
+	return CallOption{task: opts}
+}
+
+// callTask makes tc as a task, and waits for it unless o.Detach.
+func (c *Client) callTask(ctx context.Context, tc *toolCall, o *TaskOptions) (*protocol.CallToolResult, error) {
+	t, res, err := c.startTask(ctx, tc, o.TTL)
+	if err != nil || t == nil {
+		return res, err
+	}
+	if o.OnStatus != nil {
+		o.OnStatus(t)
+	}
+	if o.Detach {
+		return nil, nil
+	}
+	return c.WaitTask(ctx, t.TaskID, &o.WaitOptions)
+}
+
+// startTask calls a tool, letting the server run it as a task: it returns
+// the task when the server made one, or else the result.
+func (c *Client) startTask(ctx context.Context, tc *toolCall, ttl time.Duration) (*protocol.DetailedTask, *protocol.CallToolResult, error) {
 	var task *protocol.TaskMetadata
 	if !c.stateless {
 		if !protocol.AtLeast(c.version, protocol.Version20251125) {
 			return nil, nil, fmt.Errorf("%w: tasks came with 2025-11-25, this session speaks %s", ErrNoTasks, c.version)
 		}
 		task = &protocol.TaskMetadata{}
-		if opts.TTL > 0 {
-			ms := opts.TTL.Milliseconds()
+		if ttl > 0 {
+			ms := ttl.Milliseconds()
 			task.TTL = &ms
 		}
 	}
-	res, m, err := c.callTool(withTasks(ctx), name, args, opts.Meta, protocol.MRTRParams{}, task)
+	res, m, err := c.callTool(withTasks(ctx), tc.name, tc.args, tc.user, tc.mp, task)
 	var je *jsonrpc.Error
 	if task != nil && errors.As(err, &je) && je.Code == jsonrpc.CodeMethodNotFound {
 		// A 2025-11-25 tool that cannot run as a task ("Servers SHOULD
 		// return a -32601 ... error if a client attempts to do so"): call
 		// it as it can be called.
-		res, m, err = c.callTool(ctx, name, args, opts.Meta, protocol.MRTRParams{}, nil)
+		res, m, err = c.callTool(ctx, tc.name, tc.args, tc.user, tc.mp, nil)
 	}
 	if err != nil {
 		return nil, nil, err
@@ -208,7 +243,7 @@ func (e *TaskFailedError) Unwrap() error {
 	return e.Err
 }
 
-// WaitOptions configure [Client.WaitTask]. The zero value is usable.
+// WaitOptions configure [Client.WaitTask] and the waiting of [AsTask]. The zero value is usable.
 type WaitOptions struct {
 	// OnStatus sees the task each time its status or status message
 	// changes (and first as it is).
@@ -316,20 +351,6 @@ func (c *Client) taskOutcome(ctx context.Context, t *protocol.DetailedTask) (*pr
 		return nil, e
 	}
 	return nil, &TaskFailedError{TaskID: t.TaskID, Status: t.Status}
-}
-
-// CallTask calls a tool as a task when the server runs it as one, waits
-// for it (see [Client.WaitTask]) and returns its result: a blocking call
-// for tools that take minutes. opts may be nil.
-func (c *Client) CallTask(ctx context.Context, name string, args any, opts *WaitOptions) (*protocol.CallToolResult, error) {
-	t, res, err := c.CallAsTask(ctx, name, args, nil)
-	if err != nil || t == nil {
-		return res, err
-	}
-	if opts != nil && opts.OnStatus != nil {
-		opts.OnStatus(t)
-	}
-	return c.WaitTask(ctx, t.TaskID, opts)
 }
 
 // taskState is the Client's part in tasks.

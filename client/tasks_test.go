@@ -79,13 +79,13 @@ func TestTasks(t *testing.T) {
 				t.Fatalf("plain call: %v %v", res, err)
 			}
 			// A tool that cannot be a task answers at once.
-			task, res, err := c.CallAsTask(ctx, "plain", nil, nil)
+			task, res, err := startTask(ctx, c, "plain", nil)
 			if err != nil || task != nil || res.Content[0].Text != "plain" {
-				t.Fatalf("CallAsTask plain: %v %v %v", task, res, err)
+				t.Fatalf("AsTask plain: %v %v %v", task, res, err)
 			}
-			task, _, err = c.CallAsTask(ctx, "slow", map[string]int{"ms": 30}, nil)
+			task, _, err = startTask(ctx, c, "slow", map[string]int{"ms": 30})
 			if err != nil || task == nil || task.Status != protocol.TaskWorking || task.TaskID == "" {
-				t.Fatalf("CallAsTask: %+v %v", task, err)
+				t.Fatalf("AsTask: %+v %v", task, err)
 			}
 			var statuses []string
 			res, err = c.WaitTask(ctx, task.TaskID, &client.WaitOptions{OnStatus: func(t *protocol.DetailedTask) { statuses = append(statuses, t.Status) }})
@@ -93,11 +93,11 @@ func TestTasks(t *testing.T) {
 				t.Fatalf("WaitTask: %v %v %v", res, err, statuses)
 			}
 			// Questions inside a task reach the same callback.
-			if res, err = c.CallTask(ctx, "ask", nil, nil); err != nil || res.Content[0].Text != "hello Ann" || asked.Load() != 1 {
-				t.Fatalf("CallTask ask: %v %v, asked %d", res, err, asked.Load())
+			if res, err = c.Call(ctx, "ask", nil, client.AsTask(nil)); err != nil || res.Content[0].Text != "hello Ann" || asked.Load() != 1 {
+				t.Fatalf("AsTask ask: %v %v, asked %d", res, err, asked.Load())
 			}
 			// A JSON-RPC error ends the task as failed.
-			_, err = c.CallTask(ctx, "broken", nil, nil)
+			_, err = c.Call(ctx, "broken", nil, client.AsTask(&client.TaskOptions{}))
 			var tf *client.TaskFailedError
 			if !errors.As(err, &tf) || tf.Status != protocol.TaskFailed || !strings.Contains(err.Error(), "broken down") {
 				t.Fatalf("broken: %v", err)
@@ -113,7 +113,7 @@ func TestTasks(t *testing.T) {
 				t.Fatalf("required tool without a task: %v", err)
 			}
 			// Cancel a running task, then once it is over.
-			task, _, err = c.CallAsTask(ctx, "slow", map[string]int{"ms": 60000}, nil)
+			task, _, err = startTask(ctx, c, "slow", map[string]int{"ms": 60000})
 			if err != nil || task == nil {
 				t.Fatal(task, err)
 			}
@@ -147,7 +147,7 @@ func TestTasks(t *testing.T) {
 				t.Fatalf("unknown task: %v", err)
 			}
 			// Waiting ends with its context; the task goes on.
-			task, _, _ = c.CallAsTask(ctx, "slow", map[string]int{"ms": 60000}, nil)
+			task, _, _ = startTask(ctx, c, "slow", map[string]int{"ms": 60000})
 			wctx, cancel := context.WithTimeout(ctx, 30*time.Millisecond)
 			defer cancel()
 			if _, err := c.WaitTask(wctx, task.TaskID, nil); !errors.Is(err, context.DeadlineExceeded) {
@@ -175,7 +175,7 @@ func TestTaskNotifications(t *testing.T) {
 	}
 	defer c.Close()
 	ctx := context.Background()
-	task, _, err := c.CallAsTask(ctx, "slow", map[string]int{"ms": 100}, nil)
+	task, _, err := startTask(ctx, c, "slow", map[string]int{"ms": 100})
 	if err != nil || task == nil {
 		t.Fatal(task, err)
 	}
@@ -208,4 +208,13 @@ func TestTaskNotifications(t *testing.T) {
 			t.Fatal("no notifications/tasks with the completed task")
 		}
 	}
+}
+
+// startTask calls a tool as a detached task: it returns the task the
+// server made, or else the result it answered with at once.
+func startTask(ctx context.Context, c *client.Client, name string, args any) (*protocol.DetailedTask, *protocol.CallToolResult, error) {
+	var task *protocol.DetailedTask
+	res, err := c.Call(ctx, name, args, client.AsTask(&client.TaskOptions{Detach: true,
+		WaitOptions: client.WaitOptions{OnStatus: func(t *protocol.DetailedTask) { task = t }}}))
+	return task, res, err
 }

@@ -102,12 +102,12 @@ func benchToolsCall(b *testing.B, upstream, exe string, conc, size int, observed
 				// Borrowed, as the harness's client reads its answers: the
 				// memory of one serves the next, and what is allocated
 				// is the gateway's.
-				err := c.CallBorrowed(ctx, "echo", msg, func(res *protocol.CallToolResult) error {
-					if len(res.Content) != 1 || len(res.Content[0].Text) != size {
-						return fmt.Errorf("echo of %d bytes: got %v", size, res.Content)
-					}
-					return nil
-				})
+				var release func()
+				res, err := c.Call(ctx, "echo", msg, client.Lend(&release))
+				if err == nil && (len(res.Content) != 1 || len(res.Content[0].Text) != size) {
+					err = fmt.Errorf("echo of %d bytes: got %v", size, res.Content)
+				}
+				release()
 				if err != nil {
 					b.Error(err)
 					return

@@ -9,9 +9,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/config"
 	"github.com/ferrymcp/ferry/jsonrpc"
-	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/transport/stdio"
 	"github.com/ferrymcp/ferry/transport/streamable"
 )
@@ -158,12 +158,12 @@ func runPaths(t *testing.T, name string, open func(context.Context, *paths) (jso
 		t.Fatal(err)
 	}
 	for i := range 20 {
-		err := c.CallBorrowed(t.Context(), "echo", map[string]string{"message": fmt.Sprint(i)}, func(r *protocol.CallToolResult) error {
-			if len(r.Content) != 1 || !strings.HasSuffix(r.Content[0].Text, fmt.Sprint(i)) {
-				return fmt.Errorf("echo %d: %+v", i, r.Content)
-			}
-			return nil
-		})
+		var release func()
+		r, err := c.Call(t.Context(), "echo", map[string]string{"message": fmt.Sprint(i)}, client.Lend(&release))
+		if err == nil && (len(r.Content) != 1 || !strings.HasSuffix(r.Content[0].Text, fmt.Sprint(i))) {
+			err = fmt.Errorf("echo %d: %+v", i, r.Content)
+		}
+		release()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/ferrymcp/ferry/client"
+	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/transport/streamable"
 	"github.com/ferrymcp/ferry/websocket"
 )
@@ -114,9 +115,11 @@ func TestCancelledTaskExitCode(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer c.Close()
-			task, _, err := c.CallAsTask(ctx, "slow", map[string]any{"ms": 20000}, nil)
+			var task *protocol.DetailedTask
+			_, err = c.Call(ctx, "slow", map[string]any{"ms": 20000}, client.AsTask(&client.TaskOptions{Detach: true,
+				WaitOptions: client.WaitOptions{OnStatus: func(t *protocol.DetailedTask) { task = t }}}))
 			if err != nil || task == nil {
-				t.Fatalf("CallAsTask: %v, task %v", err, task)
+				t.Fatalf("AsTask: %v, task %v", err, task)
 			}
 			if err := c.CancelTask(ctx, task.TaskID); err != nil {
 				t.Fatal(err)

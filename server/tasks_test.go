@@ -295,7 +295,10 @@ func TestTaskShareByAddress(t *testing.T) {
 		defer c.Close()
 		ok := 0
 		for range n {
-			if task, _, err := c.CallAsTask(context.Background(), "wait", nil, nil); err == nil && task != nil {
+			var task *protocol.DetailedTask
+			_, err := c.Call(context.Background(), "wait", nil, client.AsTask(&client.TaskOptions{Detach: true,
+				WaitOptions: client.WaitOptions{OnStatus: func(t *protocol.DetailedTask) { task = t }}}))
+			if err == nil && task != nil {
 				ok++
 			}
 		}

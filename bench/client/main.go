@@ -82,16 +82,13 @@ func run() int {
 			// request is written, which is before its answer comes; a call
 			// that times out first fails the run anyway.
 			// The echo is checked and dropped, so the result is only
-			// borrowed: its memory serves the next answer.
-			err := c.CallBorrowed(ctx, "echo", &echoArgs{Message: unsafe.String(unsafe.SliceData(msg), len(msg))}, func(r *protocol.CallToolResult) error {
-				if r.IsError || len(r.Content) == 0 {
-					return fmt.Errorf("bad tool result (isError=%v, %d content items)", r.IsError, len(r.Content))
-				}
-				if r.Content[0].Type != protocol.ContentText {
-					return fmt.Errorf("content[0] is %s, want text", r.Content[0].Type)
-				}
-				return harness.CheckEcho(r.Content[0].Text, msg)
-			})
+			// lent: its memory serves the next answer.
+			var release func()
+			r, err := c.Call(ctx, "echo", &echoArgs{Message: unsafe.String(unsafe.SliceData(msg), len(msg))}, client.Lend(&release))
+			if err == nil {
+				err = checkResult(r, msg)
+			}
+			release()
 			if errors.Is(err, jsonrpc.ErrClosed) {
 				return fmt.Errorf("%w: %v", wire.ErrFatal, err)
 			}
@@ -99,4 +96,15 @@ func run() int {
 		})
 		return conn, nil
 	})
+}
+
+// checkResult checks that r is the echo of msg.
+func checkResult(r *protocol.CallToolResult, msg []byte) error {
+	if r.IsError || len(r.Content) == 0 {
+		return fmt.Errorf("bad tool result (isError=%v, %d content items)", r.IsError, len(r.Content))
+	}
+	if r.Content[0].Type != protocol.ContentText {
+		return fmt.Errorf("content[0] is %s, want text", r.Content[0].Type)
+	}
+	return harness.CheckEcho(r.Content[0].Text, msg)
 }

@@ -33,7 +33,9 @@ func (o *cli) callTask(ctx context.Context, srv *host.Server, tool string, args 
 	sigs := notifyInterrupt()
 	defer signal.Stop(sigs)
 	ctx = client.WithProgress(ctx, func(p *protocol.ProgressParams) { o.term.showProgress(label, p) })
-	task, res, err := c.CallAsTask(ctx, tool, args, nil)
+	var task *protocol.DetailedTask
+	res, err := c.Call(ctx, tool, args, client.AsTask(&client.TaskOptions{Detach: true,
+		WaitOptions: client.WaitOptions{OnStatus: func(t *protocol.DetailedTask) { task = t }}}))
 	if err != nil || task == nil {
 		return res, err
 	}

@@ -88,17 +88,7 @@ func (s *Store) keysKey() string { return s.prefix + "session-keys" }
 // first, making one when there is none yet (the first replica to start
 // does; the others read it).
 func (s *Store) Keys(ctx context.Context) ([][]byte, error) {
-	return s.keysOr(ctx, [][]byte{gateway.NewKey()})
-}
-
-// keysOr returns the shared keys, putting have there first when Redis
-// holds none.
-func (s *Store) keysOr(ctx context.Context, have [][]byte) ([][]byte, error) {
-	lines := make([]string, len(have))
-	for i, k := range have {
-		lines[i] = hex.EncodeToString(k)
-	}
-	if err := s.rdb.SetNX(ctx, s.keysKey(), strings.Join(lines, "\n"), 0).Err(); err != nil {
+	if err := s.rdb.SetNX(ctx, s.keysKey(), hex.EncodeToString(gateway.NewKey()), 0).Err(); err != nil {
 		return nil, fmt.Errorf("redis: session keys: %w", err)
 	}
 	text, err := s.rdb.Get(ctx, s.keysKey()).Result()
@@ -123,11 +113,9 @@ func (s *Store) Rotate(ctx context.Context) error {
 }
 
 // FollowKeys gives sealer the shared keys every interval until ctx is
-// done, so that a rotation reaches every replica; keys are those it
-// holds now. A Redis that lost them (restarted without persistence) gets
-// back the keys in use rather than a new one, which would strand every
-// session sealed so far. A failed read keeps the keys in use.
-func (s *Store) FollowKeys(ctx context.Context, sealer *gateway.Sealer, keys [][]byte, every time.Duration) {
+// done, so that a rotation reaches every replica. A failed read keeps
+// the keys it has.
+func (s *Store) FollowKeys(ctx context.Context, sealer *gateway.Sealer, every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -136,17 +124,13 @@ func (s *Store) FollowKeys(ctx context.Context, sealer *gateway.Sealer, keys [][
 			return
 		case <-t.C:
 		}
-		got, err := s.keysOr(ctx, keys)
+		keys, err := s.Keys(ctx)
 		if err == nil {
-			err = sealer.SetKeys(got...)
+			err = sealer.SetKeys(keys...)
 		}
-		if err != nil {
-			if ctx.Err() == nil {
-				s.log.Warn("shared: could not read the session keys; keeping the ones in use", "err", err)
-			}
-			continue
+		if err != nil && ctx.Err() == nil {
+			s.log.Warn("shared: could not read the session keys; keeping the ones in use", "err", err)
 		}
-		keys = got
 	}
 }
 

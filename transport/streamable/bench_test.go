@@ -15,7 +15,7 @@ import (
 // Streamable HTTP on loopback, client and server together: both eras,
 // answers as plain JSON and as an event stream, small and 64 KiB
 // payloads, and with memory owned (Call, a server that makes no promise)
-// or lent (CallBorrowed, a server with LendToolArguments).
+// or lent (client.Lend, a server with LendToolArguments).
 func BenchmarkToolsCallHTTP(b *testing.B) {
 	for _, era := range []struct{ name, version string }{{"legacy", protocol.Version20251125}, {"stateless", protocol.Version20260728}} {
 		for _, body := range []struct {
@@ -56,15 +56,17 @@ func benchmarkToolsCallHTTP(b *testing.B, version string, sse bool, size int, le
 	}
 	b.SetBytes(int64(size))
 	b.ReportAllocs()
+	release := func() {} // what an owned result's release does
+	var opts []client.CallOption
+	if lend {
+		opts = []client.CallOption{client.Lend(&release)}
+	}
 	for b.Loop() {
-		if lend {
-			err = c.CallBorrowed(ctx, "echo", args, check)
-		} else {
-			var res *protocol.CallToolResult
-			if res, err = c.Call(ctx, "echo", args); err == nil {
-				err = check(res)
-			}
+		var res *protocol.CallToolResult
+		if res, err = c.Call(ctx, "echo", args, opts...); err == nil {
+			err = check(res)
 		}
+		release()
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -3,7 +3,6 @@ package streamable_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"runtime"
@@ -170,7 +169,7 @@ func TestKeptArgumentsStayIntact(t *testing.T) {
 }
 
 // TestBorrowedAnswersBudget checks that a client that only borrows its results
-// (CallBorrowed) gets the bodies of its answers recycled, over a real
+// (client.Lend) gets the bodies of its answers recycled, over a real
 // HTTP connection to a lending server: 64 KiB calls then allocate, client
 // and server together, a fraction of what Call does.
 func TestBorrowedAnswersBudget(t *testing.T) {
@@ -201,31 +200,29 @@ func TestBorrowedAnswersBudget(t *testing.T) {
 			return err
 		})
 		borrowed := perCall(func() error {
-			return c.CallBorrowed(ctx, "echo", args, func(res *protocol.CallToolResult) error {
-				if len(res.Content) != 1 || res.Content[0].Text != args.Message {
-					return fmt.Errorf("echo: %+v", res)
-				}
-				return nil
-			})
+			var release func()
+			res, err := c.Call(ctx, "echo", args, client.Lend(&release))
+			if err == nil && (len(res.Content) != 1 || res.Content[0].Text != args.Message) {
+				err = fmt.Errorf("echo: %+v", res)
+			}
+			release()
+			return err
 		})
-		t.Logf("%s: %d bytes allocated per call with Call, %d with CallBorrowed", version, owned, borrowed)
+		t.Logf("%s: %d bytes allocated per call with Call, %d lent", version, owned, borrowed)
 		if owned < size {
 			t.Errorf("%s: Call allocated %d bytes per 64 KiB call: its results must be its own", version, owned)
 		}
 		if !racecheck.Enabled && borrowed > size/3 {
-			t.Errorf("%s: CallBorrowed allocated %d bytes per 64 KiB call, client and server, want under %d", version, borrowed, size/3)
+			t.Errorf("%s: a lent call allocated %d bytes per 64 KiB call, client and server, want under %d", version, borrowed, size/3)
 		}
 
-		// use's error is CallBorrowed's, and a failed call does not reach
-		// use.
-		errUse := errors.New("use failed")
-		if err := c.CallBorrowed(ctx, "echo", args, func(*protocol.CallToolResult) error { return errUse }); err != errUse {
-			t.Errorf("%s: CallBorrowed returned %v, want use's error", version, err)
-		}
-		called := false
-		err := c.CallBorrowed(ctx, "no such tool", args, func(*protocol.CallToolResult) error { called = true; return nil })
-		if err == nil || called {
-			t.Errorf("%s: call of an unknown tool: error %v, use called: %v", version, err, called)
+		// A failed call lends nothing, and its release may still be
+		// called.
+		var release func()
+		if _, err := c.Call(ctx, "no such tool", args, client.Lend(&release)); err == nil || release == nil {
+			t.Errorf("%s: call of an unknown tool: error %v, release %p", version, err, release)
+		} else {
+			release()
 		}
 		c.Close()
 	}
@@ -233,8 +230,8 @@ func TestBorrowedAnswersBudget(t *testing.T) {
 
 // TestRecycledBodiesConcurrent checks that recycling never hands one
 // call's memory to another while it is in use: many calls in flight, each
-// with a message of its own, to a lending server, through CallBorrowed
-// and Call, every answer compared with its call's message.
+// with a message of its own, to a lending server, through Call with
+// client.Lend and without, every answer compared with its call's message.
 func TestRecycledBodiesConcurrent(t *testing.T) {
 	var kept []string
 	ts, _ := serveHTTP(t, lendingServer(true, &kept), nil)
@@ -252,12 +249,12 @@ func TestRecycledBodiesConcurrent(t *testing.T) {
 					args := &echoIn{Message: message}
 					var err error
 					if i%2 == 0 {
-						err = c.CallBorrowed(ctx, "echo", args, func(res *protocol.CallToolResult) error {
-							if len(res.Content) != 1 || res.Content[0].Text != message {
-								return fmt.Errorf("worker %d call %d: the answer is not the message", w, i)
-							}
-							return nil
-						})
+						var release func()
+						var res *protocol.CallToolResult
+						if res, err = c.Call(ctx, "echo", args, client.Lend(&release)); err == nil && (len(res.Content) != 1 || res.Content[0].Text != message) {
+							err = fmt.Errorf("worker %d call %d: the answer is not the message", w, i)
+						}
+						release()
 					} else {
 						var res *protocol.CallToolResult
 						if res, err = c.Call(ctx, "echo", args); err == nil && (len(res.Content) != 1 || res.Content[0].Text != message) {
