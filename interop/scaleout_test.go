@@ -295,4 +295,10 @@ func TestScaleOutBehindHAProxy(t *testing.T) {
 		t.Fatalf("a stateless call with Redis down: %+v, %v", res, err)
 	}
 	call("legacy without redis", 2)
+	// A change to the session cannot be shared: it fails whole, saying so.
+	err = c.SetLogLevel(ctx, protocol.LevelError)
+	if err == nil || !strings.Contains(err.Error(), "could not be shared") {
+		t.Errorf("setting the log level with Redis down: %v, want an error saying it could not be shared", err)
+	}
+	t.Logf("with Redis down, logging/setLevel: %v", err)
 }

@@ -47,7 +47,7 @@ func replicaOptions(ctx context.Context, f *serveFlags, log *slog.Logger) (*gate
 	o.Store = store
 	fctx, cancel := context.WithCancel(context.Background())
 	if f.sessionKeys == "" {
-		go store.FollowKeys(fctx, sealer, keysFollowInterval)
+		go store.FollowKeys(fctx, sealer, keys, keysFollowInterval)
 	}
 	log.Info("sharing sessions with the other replicas through Redis")
 	return o, func() { cancel(); store.Close() }, nil

@@ -88,7 +88,17 @@ func (s *Store) keysKey() string { return s.prefix + "session-keys" }
 // first, making one when there is none yet (the first replica to start
 // does; the others read it).
 func (s *Store) Keys(ctx context.Context) ([][]byte, error) {
-	if err := s.rdb.SetNX(ctx, s.keysKey(), hex.EncodeToString(gateway.NewKey()), 0).Err(); err != nil {
+	return s.keysOr(ctx, [][]byte{gateway.NewKey()})
+}
+
+// keysOr returns the shared keys, putting have there first when Redis
+// holds none.
+func (s *Store) keysOr(ctx context.Context, have [][]byte) ([][]byte, error) {
+	lines := make([]string, len(have))
+	for i, k := range have {
+		lines[i] = hex.EncodeToString(k)
+	}
+	if err := s.rdb.SetNX(ctx, s.keysKey(), strings.Join(lines, "\n"), 0).Err(); err != nil {
 		return nil, fmt.Errorf("redis: session keys: %w", err)
 	}
 	text, err := s.rdb.Get(ctx, s.keysKey()).Result()
@@ -113,9 +123,11 @@ func (s *Store) Rotate(ctx context.Context) error {
 }
 
 // FollowKeys gives sealer the shared keys every interval until ctx is
-// done, so that a rotation reaches every replica. A failed read keeps
-// the keys it has.
-func (s *Store) FollowKeys(ctx context.Context, sealer *gateway.Sealer, every time.Duration) {
+// done, so that a rotation reaches every replica; keys are those it
+// holds now. A Redis that lost them (restarted without persistence) gets
+// back the keys in use rather than a new one, which would strand every
+// session sealed so far. A failed read keeps the keys in use.
+func (s *Store) FollowKeys(ctx context.Context, sealer *gateway.Sealer, keys [][]byte, every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -124,13 +136,17 @@ func (s *Store) FollowKeys(ctx context.Context, sealer *gateway.Sealer, every ti
 			return
 		case <-t.C:
 		}
-		keys, err := s.Keys(ctx)
+		got, err := s.keysOr(ctx, keys)
 		if err == nil {
-			err = sealer.SetKeys(keys...)
+			err = sealer.SetKeys(got...)
 		}
-		if err != nil && ctx.Err() == nil {
-			s.log.Warn("shared: could not read the session keys; keeping the ones in use", "err", err)
+		if err != nil {
+			if ctx.Err() == nil {
+				s.log.Warn("shared: could not read the session keys; keeping the ones in use", "err", err)
+			}
+			continue
 		}
+		keys = got
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 // redisServer runs a redis-server of its own on a Unix socket for the
@@ -95,6 +96,40 @@ func TestKeysSharedAndRotated(t *testing.T) {
 	}
 	if len(kr) != 2 || bytes.Equal(kr[0], ka[0]) || bytes.Equal(kr[1], ka[0]) {
 		t.Errorf("after two rotations: %d keys, want a new current one and the one before it", len(kr))
+	}
+}
+
+// A Redis that lost the keys (a restart without persistence) gets back
+// those in use, not a new key that would strand every session.
+func TestKeysSurviveRedisLosingThem(t *testing.T) {
+	url, _ := redisServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s := open(t, url)
+	keys, err := s.Keys(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealer, err := gateway.NewSealer(keys...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.rdb.FlushAll(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	go s.FollowKeys(ctx, sealer, keys, 5*time.Millisecond)
+	for s.rdb.Exists(ctx, s.keysKey()).Val() == 0 {
+		if ctx.Err() != nil {
+			t.Fatal("the keys were not put back")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	got, err := open(t, url).Keys(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || !bytes.Equal(got[0], keys[0]) {
+		t.Error("Redis got a new key, not the one in use")
 	}
 }
 
@@ -232,7 +267,7 @@ func logServer(t *testing.T) *config.Server {
 		req.Log(ctx, protocol.LevelError, "test", "error")
 		return "logged", nil
 	})
-	h := streamable.NewHandler(s, nil)
+	h := streamablehandler.New(s, nil)
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() {
 		h.Close()
