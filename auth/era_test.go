@@ -11,6 +11,7 @@ import (
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 // TestFirstRequestRefused: a stateless server refuses even the client's
@@ -26,7 +27,7 @@ func TestFirstRequestRefused(t *testing.T) {
 	}) (string, error) {
 		return in.Message, nil
 	})
-	h := streamable.NewHandler(s, nil)
+	h := streamablehandler.New(s, nil)
 	defer h.Close()
 	mux := http.NewServeMux()
 	rs := httptest.NewServer(mux)

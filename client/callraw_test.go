@@ -13,6 +13,7 @@ import (
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 // TestCallToolRawResult: CallToolRaw's Result has the answer's JSON,
@@ -30,7 +31,7 @@ func TestCallToolRawResult(t *testing.T) {
 		}
 		return in.Message, nil
 	})
-	h := streamable.NewHandler(s, nil)
+	h := streamablehandler.New(s, nil)
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() { ts.Close(); h.Close() })
 	big := strings.Repeat("x", 64<<10)

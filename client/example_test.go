@@ -11,6 +11,7 @@ import (
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 // A tool that keeps nothing of its arguments, and a caller that keeps
@@ -23,7 +24,7 @@ func ExampleLend() {
 	}) (string, error) {
 		return in.Message, nil // the result is sent before the memory is reused
 	})
-	h := streamable.NewHandler(s, nil)
+	h := streamablehandler.New(s, nil)
 	ts := httptest.NewServer(h)
 	defer ts.Close()
 	defer h.Close()

@@ -9,8 +9,8 @@ import (
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
-	"github.com/ferrymcp/ferry/transport/sse"
-	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/ssehandler"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 // A front is one endpoint of the gateway: the aggregated one (/mcp, /sse),
@@ -20,8 +20,8 @@ type front struct {
 	g    *Gateway
 	only *upstream // nil: every upstream, aggregated
 	srv  *server.Server
-	http *streamable.Handler
-	sse  *sse.Handler
+	http *streamablehandler.Handler
+	sse  *ssehandler.Handler
 
 	views views
 	subs  sessionSubs
@@ -48,8 +48,8 @@ func newFront(g *Gateway, only *upstream) *front {
 		base = "/servers/" + only.name
 	}
 	ho := g.opts.HTTP
-	f.http = streamable.NewHandler(f.srv, &ho)
-	f.sse = sse.NewHandler(f.srv, &sse.Options{
+	f.http = streamablehandler.New(f.srv, &ho)
+	f.sse = ssehandler.New(f.srv, &ssehandler.Options{
 		SSEPath: base + "/sse", MessagePath: base + "/message",
 		AllowedOrigins: ho.AllowedOrigins, AllowedHosts: ho.AllowedHosts,
 		DisableHostCheck: ho.DisableHostCheck, MaxSessions: ho.MaxSessions, MaxBodyBytes: ho.MaxBodyBytes,

@@ -65,7 +65,7 @@ import (
 	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
-	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 // Options configure a [Gateway]. The zero value is usable.
@@ -137,7 +137,7 @@ type Options struct {
 	// HTTP configures the Streamable HTTP handlers (session limits, the
 	// Origin and Host checks); the HTTP+SSE handlers take the same
 	// checks and limits.
-	HTTP streamable.Options
+	HTTP streamablehandler.Options
 	// Auth, when set, guards every endpoint but /healthz and /readyz: it
 	// wraps them as net/http middleware does (see [BearerTokens]), and
 	// names the caller with [WithCaller] for each session to be bound to

@@ -24,6 +24,7 @@ import (
 	"github.com/ferrymcp/ferry/transport/sse"
 	"github.com/ferrymcp/ferry/transport/stdio"
 	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 // eras are the protocol revisions the tests' clients speak.
@@ -597,7 +598,7 @@ func httpGet(url string) (int, error) {
 func remote(t *testing.T, name string, stateless bool) (*config.Server, *[]string) {
 	var mu sync.Mutex
 	var auth []string
-	h := streamable.NewHandler(testServer(name), &streamable.Options{DisableSessions: stateless})
+	h := streamablehandler.New(testServer(name), &streamablehandler.Options{DisableSessions: stateless})
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		auth = append(auth, r.Header.Get("Authorization"))
@@ -681,7 +682,7 @@ func TestBearerTokensAndNoPassthrough(t *testing.T) {
 // Many clients at once, in both eras, over one shared process: every echo
 // comes back to the client that sent it.
 func TestManyConcurrentClients(t *testing.T) {
-	_, url := start(t, []*config.Server{child(t, "a")}, &Options{HTTP: streamable.Options{MaxSessions: 1000}})
+	_, url := start(t, []*config.Server{child(t, "a")}, &Options{HTTP: streamablehandler.Options{MaxSessions: 1000}})
 	const clients = 200
 	ctx := ctxT(t)
 	stop := time.Now().Add(2 * time.Second)

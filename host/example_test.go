@@ -10,7 +10,7 @@ import (
 	"github.com/ferrymcp/ferry/host"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
-	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 // serveHTTP starts an MCP server with one tool on a loopback HTTP
@@ -20,7 +20,7 @@ func serveHTTP(name, tool, answer string) (string, func()) {
 	server.AddTool(s, &protocol.Tool{Name: tool}, func(ctx context.Context, req *server.Request, in struct{}) (string, error) {
 		return answer, nil
 	})
-	h := streamable.NewHandler(s, nil)
+	h := streamablehandler.New(s, nil)
 	ts := httptest.NewServer(h)
 	return ts.URL, func() { ts.Close(); h.Close() }
 }

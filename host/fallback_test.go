@@ -7,14 +7,14 @@ import (
 	"time"
 
 	"github.com/ferrymcp/ferry/config"
-	"github.com/ferrymcp/ferry/transport/sse"
+	"github.com/ferrymcp/ferry/transport/ssehandler"
 )
 
 // TestSSEFallbackIsShown: an http entry whose server speaks only
 // HTTP+SSE is reached through the fallback, and its status says sse
 // (issue 19, item 10: it said http).
 func TestSSEFallbackIsShown(t *testing.T) {
-	h := sse.NewHandler(testServer("legacy"), nil)
+	h := ssehandler.New(testServer("legacy"), nil)
 	defer h.Close()
 	srv := httptest.NewServer(h)
 	defer srv.Close()

@@ -14,6 +14,7 @@ import (
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/transport/stdio"
 	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 // paths counts what a connection did on the fast paths its transport
@@ -89,7 +90,7 @@ func (s countedHTTP) MirrorsHeaders() bool {
 // answers go back to the transport.
 func TestTraceKeepsPaths(t *testing.T) {
 	bin := exampleServer(t)
-	srv := httptest.NewServer(streamable.NewHandler(testServer("web"), nil))
+	srv := httptest.NewServer(streamablehandler.New(testServer("web"), nil))
 	defer srv.Close()
 	open := map[string]func(ctx context.Context, p *paths) (jsonrpc.Stream, error){
 		"stdio": func(ctx context.Context, p *paths) (jsonrpc.Stream, error) {

@@ -1,7 +1,7 @@
 package interop
 
 // ferry's example server over Streamable HTTP (examples/everything -http,
-// streamable.NewHandler at /mcp) driven by the MCP Inspector's CLI with
+// streamablehandler.New at /mcp) driven by the MCP Inspector's CLI with
 // --transport http, in both protocol eras: the cases of
 // inspector_test.go, with a recording reverse proxy in front of the server
 // showing which era each run spoke on the wire.

@@ -19,7 +19,7 @@ import (
 
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
-	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 func TestTSClientLendingHTTPServer(t *testing.T) {
@@ -31,7 +31,7 @@ func TestTSClientLendingHTTPServer(t *testing.T) {
 	}) (string, error) {
 		return in.Message, nil
 	})
-	h := streamable.NewHandler(s, nil)
+	h := streamablehandler.New(s, nil)
 	ts := httptest.NewServer(h)
 	defer ts.Close()
 	defer h.Close()

@@ -22,7 +22,7 @@ import (
 	"github.com/ferrymcp/ferry/auth/resourceserver"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
-	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 // startOIDCProvider runs oidc-provider (testdata/oidc-provider.mjs) on a
@@ -98,7 +98,7 @@ func protectedServer(t *testing.T, issuer string, verifier resourceserver.Verifi
 	server.AddTool(s, &protocol.Tool{Name: "write"}, func(ctx context.Context, req *server.Request, in struct{}) (string, error) {
 		return "written", nil
 	})
-	h := streamable.NewHandler(s, nil)
+	h := streamablehandler.New(s, nil)
 	t.Cleanup(func() { h.Close() })
 	mux := http.NewServeMux()
 	srv := httptest.NewServer(mux)

@@ -29,7 +29,7 @@ import (
 	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/skills"
 	"github.com/ferrymcp/ferry/transport/stdio"
-	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 const (
@@ -73,7 +73,7 @@ func ferrySkillsServer(t *testing.T, lie string) string {
 			return &protocol.ReadResourceResult{Contents: []protocol.ResourceContents{{URI: pdfFormsURI, Text: lie}}}, nil
 		})
 	}
-	h := streamable.NewHandler(s, nil)
+	h := streamablehandler.New(s, nil)
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	t.Cleanup(func() { h.Close() })

@@ -1,7 +1,7 @@
 package interop
 
 // ferry's HTTP+SSE transport against the go-sdk's (v1.8.0): its
-// SSEClientTransport driving ferry's sse.Handler, and ferry's
+// SSEClientTransport driving ferry's ssehandler.Handler, and ferry's
 // sse.Transport against its SSEHandler, whose endpoint event is a
 // query-only reference ("?sessionid=…", POSTs going to the SSE path).
 
@@ -19,10 +19,11 @@ import (
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/transport/sse"
+	"github.com/ferrymcp/ferry/transport/ssehandler"
 )
 
 func TestSSEGoSDKClientFerryServer(t *testing.T) {
-	h := sse.NewHandler(sseFerryServer(), nil)
+	h := ssehandler.New(sseFerryServer(), nil)
 	ts := httptest.NewServer(h)
 	defer ts.Close()
 	defer h.Close()
@@ -50,7 +51,7 @@ func TestSSEGoSDKClientFerryServer(t *testing.T) {
 	if v := cs.InitializeResult().ProtocolVersion; v == "" {
 		t.Error("no protocol version")
 	} else {
-		t.Logf("go-sdk SSEClientTransport negotiated %s with ferry's sse.Handler", v)
+		t.Logf("go-sdk SSEClientTransport negotiated %s with ferry's ssehandler.Handler", v)
 	}
 	tools, err := cs.ListTools(ctx, nil)
 	if err != nil || len(tools.Tools) != 4 {

@@ -3,7 +3,7 @@ package interop
 // ferry's HTTP+SSE transport (2024-11-05, transport/sse) against peers we
 // did not write:
 //
-//   - ferry's sse.Handler driven by the TypeScript SDK's legacy
+//   - ferry's ssehandler.Handler driven by the TypeScript SDK's legacy
 //     SSEClientTransport (testdata/sse_tsclient.mjs), letting the SDK
 //     propose its latest revision and pinned to 2024-11-05;
 //   - ferry's sse.Transport against @modelcontextprotocol/server-everything
@@ -34,6 +34,7 @@ import (
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/transport/sse"
+	"github.com/ferrymcp/ferry/transport/ssehandler"
 )
 
 // sseFerryServer is the server the TypeScript client talks to.
@@ -130,7 +131,7 @@ func TestSSETSClientFerryServer(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			leakcheck.Check(t)
-			h := sse.NewHandler(sseFerryServer(), nil)
+			h := ssehandler.New(sseFerryServer(), nil)
 			ts := httptest.NewServer(h)
 			defer ts.Close()
 			defer h.Close()

@@ -24,6 +24,7 @@ import (
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 	"github.com/ferrymcp/ferry/websocket"
 )
 
@@ -31,7 +32,7 @@ func TestTaskSurvivesItsClient(t *testing.T) {
 	bin := ferryBinary(t)
 	s := taskFixtureServer()
 	defer s.Close()
-	hh := streamable.NewHandler(s, nil)
+	hh := streamablehandler.New(s, nil)
 	hts := httptest.NewServer(hh)
 	defer hts.Close()
 	defer hh.Close()
@@ -102,7 +103,7 @@ func TestCancelledTaskExitCode(t *testing.T) {
 	bin := ferryBinary(t)
 	s := taskFixtureServer()
 	defer s.Close()
-	hh := streamable.NewHandler(s, nil)
+	hh := streamablehandler.New(s, nil)
 	hts := httptest.NewServer(hh)
 	defer hts.Close()
 	defer hh.Close()

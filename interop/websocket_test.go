@@ -26,7 +26,7 @@ import (
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
-	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 	"github.com/ferrymcp/ferry/websocket"
 )
 
@@ -74,7 +74,7 @@ func TestTSWebSocketClientFerryServer(t *testing.T) {
 	wts := httptest.NewServer(wsh)
 	defer wts.Close()
 	defer wsh.Close()
-	hh := streamable.NewHandler(s, nil)
+	hh := streamablehandler.New(s, nil)
 	hts := httptest.NewServer(hh)
 	defer hts.Close()
 	defer hh.Close()

@@ -14,6 +14,7 @@ import (
 	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/transport/memory"
 	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 // Middleware in net/http's shape: one that logs every message a client
@@ -97,7 +98,7 @@ func ExampleRequest_Header() {
 			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), userKey{}, "alice")))
 		})
 	}
-	h := streamable.NewHandler(s, nil)
+	h := streamablehandler.New(s, nil)
 	ts := httptest.NewServer(authenticate(h))
 	defer ts.Close()
 	defer h.Close()

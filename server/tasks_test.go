@@ -18,6 +18,7 @@ import (
 	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/transport/memory"
 	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 // taskToolServer has "quick", a tool that may run as a task and answers
@@ -276,7 +277,7 @@ func TestTaskShareByAddress(t *testing.T) {
 	const maxTasks, share = 20, 2
 	s := taskToolServer(&server.Options{Tasks: server.TaskOptions{MaxTasks: maxTasks}})
 	defer s.Close()
-	h := streamable.NewHandler(s, nil)
+	h := streamablehandler.New(s, nil)
 	defer h.Close()
 	// The test's clients all dial from loopback: each says the address
 	// to stand for.

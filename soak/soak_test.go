@@ -25,6 +25,7 @@ import (
 	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/transport/httpserver"
 	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 var (
@@ -88,7 +89,7 @@ type soak struct {
 	t     *testing.T
 	url   string
 	addr  string
-	h     *streamable.Handler
+	h     *streamablehandler.Handler
 	conns atomic.Int64
 	f     figures
 	http  *http.Client
@@ -126,7 +127,7 @@ func TestSoak(t *testing.T) {
 		defer fh.Close()
 		logw = fh
 	}
-	h := streamable.NewHandler(soakServer(), &streamable.Options{
+	h := streamablehandler.New(soakServer(), &streamablehandler.Options{
 		MaxSessions: maxSessions, SessionIdleTimeout: sessionIdleTimeout,
 		ReadTimeout: bodyReadTimeout, WriteTimeout: writeTimeout, KeepAlive: 5 * time.Second,
 	})

@@ -22,6 +22,7 @@ import (
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 // A protected MCP server and a client that gets its token by itself: the
@@ -46,7 +47,7 @@ func Example() {
 		Verifier:             &resourceserver.JWT{Issuer: as.URL},
 		Scopes:               []string{"files:read"},
 	}
-	h := streamable.NewHandler(s, nil)
+	h := streamablehandler.New(s, nil)
 	defer h.Close()
 	rs.Mount(mux, "/mcp", h)
 

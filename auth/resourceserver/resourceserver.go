@@ -1,7 +1,8 @@
 // Package resourceserver makes an MCP server an OAuth protected resource
 // (an OAuth 2.1 resource server, as the MCP specification's
 // authorization profile describes it): Config.Protect wraps the server's
-// HTTP handler (streamable.Handler, sse.Handler) in a middleware that
+// HTTP handler (streamablehandler.Handler, ssehandler.Handler) in a
+// middleware that
 //
 //   - takes the bearer token of each request and has a Verifier check it:
 //     a JWT access token (RFC 9068) against the authorization server's

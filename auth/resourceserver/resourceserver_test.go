@@ -20,7 +20,7 @@ import (
 	"github.com/ferrymcp/ferry/auth/metadata"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
-	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 // issuer is an authorization server's signing side: its keys at /jwks.
@@ -93,7 +93,7 @@ func newProtectedBy(t *testing.T, issuer string, v Verifier) *protected {
 	}
 	server.AddTool(s, &protocol.Tool{Name: "read"}, whoami)
 	server.AddTool(s, &protocol.Tool{Name: "write"}, whoami)
-	h := streamable.NewHandler(s, nil)
+	h := streamablehandler.New(s, nil)
 	t.Cleanup(func() { h.Close() })
 	mux := http.NewServeMux()
 	p := &protected{srv: httptest.NewServer(mux)}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
-	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 // adminServer is a ferry server with the tools "admin", which needs the
@@ -32,7 +32,7 @@ func newAdminServer(t *testing.T, is *issuer) *adminServer {
 	server.AddTool(s, &protocol.Tool{Name: "public"}, func(ctx context.Context, req *server.Request, in struct{}) (string, error) {
 		return "public ran", nil
 	})
-	h := streamable.NewHandler(s, nil)
+	h := streamablehandler.New(s, nil)
 	t.Cleanup(func() { h.Close() })
 	mux := http.NewServeMux()
 	srv := httptest.NewServer(mux)

@@ -6,7 +6,7 @@ import (
 	"net"
 	"net/http"
 
-	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 func init() {
@@ -16,7 +16,7 @@ func init() {
 			return err
 		}
 		mux := http.NewServeMux()
-		mux.Handle("/mcp", streamable.NewHandler(newServer(), nil))
+		mux.Handle("/mcp", streamablehandler.New(newServer(), nil))
 		return http.Serve(ln, mux)
 	}
 }

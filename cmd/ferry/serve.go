@@ -22,7 +22,7 @@ import (
 	"github.com/ferrymcp/ferry/host"
 	"github.com/ferrymcp/ferry/observe"
 	"github.com/ferrymcp/ferry/protocol"
-	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 var serveCommand = &command{
@@ -127,7 +127,7 @@ func cmdServe(o *cli) error {
 			InheritEnv: o.inheritEnv,
 			Dialers:    dialers(),
 		},
-		HTTP:   streamable.Options{MaxSessions: f.maxSessions, AllowedOrigins: f.origins, AllowedHosts: f.hosts, Logger: log},
+		HTTP:   streamablehandler.Options{MaxSessions: f.maxSessions, AllowedOrigins: f.origins, AllowedHosts: f.hosts, Logger: log},
 		Auth:   auth,
 		Logger: log,
 	}

@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 // TestSignalCleansUp interrupts a call in flight (issue 19, item 2):
@@ -72,7 +72,7 @@ func TestSignalEndsHTTPSession(t *testing.T) {
 			return strings.Contains(strings.Join(marks, "\n"), s)
 		}
 	}
-	h := streamable.NewHandler(testServer(mark), nil)
+	h := streamablehandler.New(testServer(mark), nil)
 	defer h.Close()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodDelete {

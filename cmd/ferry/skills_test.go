@@ -16,7 +16,7 @@ import (
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/skills"
-	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 // skillsDir holds the skills the test servers publish.
@@ -28,7 +28,7 @@ const formsURI = "skill://pdf-processing/references/FORMS.md"
 // URL.
 func serveHTTP(t *testing.T, s *server.Server) string {
 	t.Helper()
-	h := streamable.NewHandler(s, nil)
+	h := streamablehandler.New(s, nil)
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	t.Cleanup(func() { h.Close() })

@@ -33,7 +33,7 @@ import (
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/transport/httpserver"
-	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 func main() {
@@ -49,7 +49,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	s := New(log)
-	h := streamable.NewHandler(s, &streamable.Options{Logger: log, Retry: 500 * time.Millisecond})
+	h := streamablehandler.New(s, &streamablehandler.Options{Logger: log, Retry: 500 * time.Millisecond})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	ln, err := net.Listen("tcp", *addr)

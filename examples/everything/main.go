@@ -25,7 +25,7 @@ import (
 	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/transport/httpserver"
 	"github.com/ferrymcp/ferry/transport/stdio"
-	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 func main() {
@@ -55,7 +55,7 @@ func serveHTTP(ctx context.Context, s *server.Server, addr string, log *slog.Log
 	if err != nil {
 		return err
 	}
-	h := streamable.NewHandler(s, &streamable.Options{Logger: log})
+	h := streamablehandler.New(s, &streamablehandler.Options{Logger: log})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	fmt.Fprintf(os.Stderr, "listening on http://%s/mcp\n", l.Addr())

@@ -46,12 +46,12 @@ var reviewedState = map[string]string{
 	"transport/streamable.defaultClient": "the http.Client used when none is given; safe for concurrent use",
 	"internal/leakcheck.Timeout":         "a test helper's constant",
 	// Pools of buffers: what they hold belongs to no one between uses.
-	"jsonrpc.appendWriters":         "sync.Pool",
-	"transport/memory.encodeBufs":   "sync.Pool",
-	"transport/stdio.wires":         "sync.Pool",
-	"transport/streamable.bodyBufs": "sync.Pool",
-	"transport/streamable.bufs":     "sync.Pool",
-	"jsonschema.statePool":          "sync.Pool",
+	"jsonrpc.appendWriters":            "sync.Pool",
+	"transport/memory.encodeBufs":      "sync.Pool",
+	"transport/stdio.wires":            "sync.Pool",
+	"transport/streamable.bodyBufs":    "sync.Pool",
+	"transport/streamablehandler.bufs": "sync.Pool",
+	"jsonschema.statePool":             "sync.Pool",
 	// Caches keyed by Go type, as encoding/json's: bounded by the types of
 	// the program, each entry computed from its type alone.
 	"jsonschema.inferCache":   "type-keyed cache",
@@ -75,9 +75,9 @@ var reviewedState = map[string]string{
 	"server.rpc":                        "the engine's functions, read at init",
 	"client.rpc":                        "the engine's functions, read at init",
 	"transport/stdio.rpc":               "the engine's functions, read at init",
-	"transport/streamable.rpc":          "the engine's functions, read at init",
-	"transport/sse.srv":                 "the server's functions, read at init",
-	"transport/streamable.srv":          "the server's functions, read at init",
+	"transport/streamablehandler.rpc":   "the engine's functions, read at init",
+	"transport/ssehandler.srv":          "the server's functions, read at init",
+	"transport/streamablehandler.srv":   "the server's functions, read at init",
 }
 
 // TestPackageStateReviewed: no package-level variable enters the core

@@ -126,6 +126,8 @@ func TestLinks(t *testing.T) {
 		why     string
 	}{
 		{"host", []string{"github.com/coder/websocket", module + "/websocket"}, "the WebSocket transport is given by the program that wants it (Options.Dialers)"},
+		{"transport/streamable", []string{module + "/server", module + "/jsonschema"}, "a client links no server: the handler is package streamablehandler"},
+		{"transport/sse", []string{module + "/server", module + "/jsonschema"}, "a client links no server: the handler is package ssehandler"},
 	} {
 		p, ok := lib[tc.pkg]
 		if !ok {

@@ -10,13 +10,14 @@ import (
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/transport/httpserver"
 	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 // A program that serves an MCP endpoint with an http.Server of its own
 // sets the bounds the server alone can set, and caps its connections.
 // (httpserver.Serve does all of this.)
 func Example_ownServer() {
-	h := streamable.NewHandler(mcpServer(), nil)
+	h := streamablehandler.New(mcpServer(), nil)
 	defer h.Close()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)

@@ -23,7 +23,7 @@
 //
 // The handlers bound what they wait for themselves as well (each write of
 // an answer or of an event, the reading of a body; see
-// [github.com/ferrymcp/ferry/transport/streamable.Options]), so that a
+// [github.com/ferrymcp/ferry/transport/streamablehandler.Options]), so that a
 // program that brings its own http.Server is not defenceless; this
 // package adds what only the server can bound. A program with its own
 // server should set at least ReadHeaderTimeout, IdleTimeout and

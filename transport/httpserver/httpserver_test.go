@@ -16,7 +16,7 @@ import (
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/transport/httpserver"
-	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 func mcpServer() *server.Server {
@@ -56,7 +56,7 @@ func serve(t *testing.T, h http.Handler, opts *httpserver.Options) (*pipenet.Lis
 // a well-behaved request on another connection is served meanwhile.
 func TestSlowClients(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := streamable.NewHandler(mcpServer(), nil)
+		h := streamablehandler.New(mcpServer(), nil)
 		l, stop := serve(t, h, nil)
 		defer stop()
 		defer h.Close()
@@ -101,7 +101,7 @@ func TestSlowClients(t *testing.T) {
 // the ones accepted are served.
 func TestMaxConns(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := streamable.NewHandler(mcpServer(), nil)
+		h := streamablehandler.New(mcpServer(), nil)
 		defer h.Close()
 		l, stop := serve(t, h, &httpserver.Options{MaxConns: 2, MaxConnsPerAddr: 2, IdleTimeout: -1})
 		defer stop()

@@ -1,7 +1,8 @@
 // Package sse implements the HTTP with SSE transport of MCP revision
-// 2024-11-05, server ([Handler]) and client ([Transport]), and the
-// server-sent events wire format that both HTTP transports use ([Event],
-// [AppendEvent], [AppendComment], [Reader]).
+// 2024-11-05, its client ([Transport]), and the server-sent events wire
+// format that both HTTP transports use ([Event], [AppendEvent],
+// [AppendComment], [Reader]). Its server is package transport/ssehandler,
+// apart so that a client links no server.
 //
 // The transport is deprecated since revision 2025-03-26 in favour of
 // Streamable HTTP, but older clients and servers still speak it: "Servers

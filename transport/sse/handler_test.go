@@ -13,6 +13,7 @@ import (
 	"github.com/ferrymcp/ferry/internal/leakcheck"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/transport/sse"
+	"github.com/ferrymcp/ferry/transport/ssehandler"
 )
 
 // rawSession opens an event stream by hand and returns its reader and the
@@ -82,7 +83,7 @@ func TestWire(t *testing.T) {
 
 func TestHTTPErrors(t *testing.T) {
 	leakcheck.Check(t)
-	ts, _ := serve(t, testServer(nil), &sse.Options{MaxBodyBytes: 1024})
+	ts, _ := serve(t, testServer(nil), &ssehandler.Options{MaxBodyBytes: 1024})
 	_, endpoint, drop := rawSession(t, t.Context(), ts, "/sse")
 	defer drop()
 	tests := []struct {
@@ -183,7 +184,7 @@ func TestDisconnect(t *testing.T) {
 // instead of queueing without bound.
 func TestSlowClient(t *testing.T) {
 	leakcheck.Check(t)
-	ts, h := serve(t, testServer(nil), &sse.Options{MaxQueued: 4, SendTimeout: 200 * time.Millisecond})
+	ts, h := serve(t, testServer(nil), &ssehandler.Options{MaxQueued: 4, SendTimeout: 200 * time.Millisecond})
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", ts.URL+"/sse", nil)
@@ -214,20 +215,20 @@ func TestPrefix(t *testing.T) {
 	leakcheck.Check(t)
 	tests := []struct {
 		name     string
-		opts     *sse.Options
+		opts     *ssehandler.Options
 		mount    string
 		sse      string
 		endpoint string
 	}{
 		{"defaults", nil, "", "/sse", "/message?sessionId="},
 		{"StripPrefix", nil, "/mcp", "/mcp/sse", "/mcp/message?sessionId="},
-		{"nested paths", &sse.Options{SSEPath: "/v1/events"}, "/api", "/api/v1/events", "/api/v1/message?sessionId="},
-		{"one path", &sse.Options{SSEPath: "/mcp", MessagePath: "/mcp"}, "", "/mcp", "/mcp?sessionId="},
-		{"explicit message path", &sse.Options{MessagePath: "/rpc/post"}, "/x", "/x/sse", "/x/rpc/post?sessionId="},
+		{"nested paths", &ssehandler.Options{SSEPath: "/v1/events"}, "/api", "/api/v1/events", "/api/v1/message?sessionId="},
+		{"one path", &ssehandler.Options{SSEPath: "/mcp", MessagePath: "/mcp"}, "", "/mcp", "/mcp?sessionId="},
+		{"explicit message path", &ssehandler.Options{MessagePath: "/rpc/post"}, "/x", "/x/sse", "/x/rpc/post?sessionId="},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := sse.NewHandler(testServer(nil), tt.opts)
+			h := ssehandler.New(testServer(nil), tt.opts)
 			var handler http.Handler = h
 			if tt.mount != "" {
 				mux := http.NewServeMux()
@@ -253,7 +254,7 @@ func TestPrefix(t *testing.T) {
 
 func TestKeepAliveAndIdle(t *testing.T) {
 	leakcheck.Check(t)
-	ts, h := serve(t, testServer(nil), &sse.Options{KeepAlive: 10 * time.Millisecond, SessionIdleTimeout: 300 * time.Millisecond})
+	ts, h := serve(t, testServer(nil), &ssehandler.Options{KeepAlive: 10 * time.Millisecond, SessionIdleTimeout: 300 * time.Millisecond})
 	req, _ := http.NewRequestWithContext(t.Context(), "GET", ts.URL+"/sse", nil)
 	resp, err := ts.Client().Do(req)
 	if err != nil {
@@ -276,7 +277,7 @@ func TestKeepAliveAndIdle(t *testing.T) {
 
 func TestHandlerClose(t *testing.T) {
 	leakcheck.Check(t)
-	ts, h := serve(t, testServer(nil), &sse.Options{MaxSessions: 1})
+	ts, h := serve(t, testServer(nil), &ssehandler.Options{MaxSessions: 1})
 	c := connect(t, ts.URL+"/sse", ts.Client(), nil)
 	// One session at most.
 	resp, err := ts.Client().Get(ts.URL + "/sse")

@@ -16,6 +16,7 @@ import (
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/transport/sse"
+	"github.com/ferrymcp/ferry/transport/ssehandler"
 )
 
 // blocked reports the end of the "block" tool's handler, with why.
@@ -90,11 +91,11 @@ func testServer(b *blocked) *server.Server {
 	return s
 }
 
-// serve starts an HTTP server with an sse.Handler for s. Cleanups close
+// serve starts an HTTP server with an ssehandler.Handler for s. Cleanups close
 // the handler and the server.
-func serve(t *testing.T, s *server.Server, opts *sse.Options) (*httptest.Server, *sse.Handler) {
+func serve(t *testing.T, s *server.Server, opts *ssehandler.Options) (*httptest.Server, *ssehandler.Handler) {
 	t.Helper()
-	h := sse.NewHandler(s, opts)
+	h := ssehandler.New(s, opts)
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() {
 		h.Close()
@@ -128,7 +129,7 @@ func connect(t *testing.T, url string, httpClient *http.Client, opts *client.Opt
 }
 
 // TestClientServer runs a ferry client over sse.Transport against a ferry
-// server over sse.Handler, through every kind of request.
+// server over ssehandler.Handler, through every kind of request.
 func TestClientServer(t *testing.T) {
 	leakcheck.Check(t)
 	ts, h := serve(t, testServer(nil), nil)

@@ -9,6 +9,7 @@ import (
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 // BenchmarkToolsCallHTTP measures one tools/call round trip over
@@ -43,7 +44,7 @@ func benchmarkToolsCallHTTP(b *testing.B, version string, sse bool, size int, le
 		var kept []string
 		s = lendingServer(true, &kept)
 	}
-	ts, _ := serveHTTP(b, s, &streamable.Options{AlwaysSSE: sse})
+	ts, _ := serveHTTP(b, s, &streamablehandler.Options{AlwaysSSE: sse})
 	c := connectHTTP(b, ts.URL, &client.Options{ProtocolVersion: version}, &streamable.Transport{DisableGETStream: true})
 	var err error
 	args := &echoIn{Message: strings.Repeat("x", size)}

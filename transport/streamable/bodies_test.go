@@ -14,6 +14,7 @@ import (
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 // answer is a ResponseWriter that keeps the status, the headers and the
@@ -109,7 +110,7 @@ func TestLentBodiesBudget(t *testing.T) {
 			name := map[bool]string{false: "legacy", true: "stateless"}[stateless] + map[bool]string{false: "/default", true: "/lend"}[lend]
 			t.Run(name, func(t *testing.T) {
 				var kept []string
-				h := streamable.NewHandler(lendingServer(lend, &kept), &streamable.Options{DisableHostCheck: true})
+				h := streamablehandler.New(lendingServer(lend, &kept), &streamablehandler.Options{DisableHostCheck: true})
 				defer h.Close()
 				call := eraCall(t, h, stateless)
 				body, headers := call("echo", message)
@@ -144,7 +145,7 @@ func TestLentBodiesBudget(t *testing.T) {
 func TestKeptArgumentsStayIntact(t *testing.T) {
 	for _, stateless := range []bool{false, true} {
 		var kept []string
-		h := streamable.NewHandler(lendingServer(false, &kept), &streamable.Options{DisableHostCheck: true})
+		h := streamablehandler.New(lendingServer(false, &kept), &streamablehandler.Options{DisableHostCheck: true})
 		call := eraCall(t, h, stateless)
 		var want []string
 		for i := range 16 {

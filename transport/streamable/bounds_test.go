@@ -13,7 +13,7 @@ import (
 
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
-	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 // stalledBody gives a few bytes of a body, then blocks until released,
@@ -42,7 +42,7 @@ func (b *stalledBody) Close() error { return nil }
 // held the 16 MiB it announced: 20 of them 320 MiB).
 func TestBodyMemoryGrowsWithBytes(t *testing.T) {
 	const conns, announced = 20, 16 << 20
-	h := streamable.NewHandler(testServer(), nil)
+	h := streamablehandler.New(testServer(), nil)
 	defer h.Close()
 	waiting, release := make(chan struct{}, conns), make(chan struct{})
 	var wg sync.WaitGroup
@@ -121,7 +121,7 @@ func floodServer(n, size int, done chan<- struct{}) *server.Server {
 func TestLegacyAnswerOutlivesNotifications(t *testing.T) {
 	const n, size, store = 400, 1 << 10, 64 << 10 // 400 KiB of progress for a 64 KiB store
 	done := make(chan struct{}, 1)
-	h := streamable.NewHandler(floodServer(n, size, done), &streamable.Options{EventStoreBytes: store})
+	h := streamablehandler.New(floodServer(n, size, done), &streamablehandler.Options{EventStoreBytes: store})
 	defer h.Close()
 	init := serveDirect(h, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`), nil)
 	sid := init.header.Get("Mcp-Session-Id")
@@ -176,7 +176,7 @@ func openSessions(t *testing.T, h http.Handler, n int, ready bool) []string {
 // TestIdleSessionsCostNoGoroutines: a legacy session between requests
 // holds no goroutine (on a12c33f, four each).
 func TestIdleSessionsCostNoGoroutines(t *testing.T) {
-	h := streamable.NewHandler(testServer(), nil)
+	h := streamablehandler.New(testServer(), nil)
 	defer h.Close()
 	openSessions(t, h, 1, true) // the server's own goroutines, started once
 	time.Sleep(10 * time.Millisecond)
@@ -198,7 +198,7 @@ func TestIdleSessionsCostNoGoroutines(t *testing.T) {
 // 503 until the sessions expired, 30 minutes later).
 func TestSessionTableSheds(t *testing.T) {
 	for _, ready := range []bool{false, true} {
-		h := streamable.NewHandler(testServer(), &streamable.Options{MaxSessions: 100})
+		h := streamablehandler.New(testServer(), &streamablehandler.Options{MaxSessions: 100})
 		old := openSessions(t, h, 100, ready)
 		for i := range 3 {
 			a := serveDirect(h, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"late","version":"1"}}}`), nil)
@@ -226,7 +226,7 @@ func TestSessionTableSheds(t *testing.T) {
 func TestEventStoreMemoryWithinBudget(t *testing.T) {
 	const n, store = 20_000, 256 << 10
 	done := make(chan struct{}, 1)
-	h := streamable.NewHandler(floodServer(n, 0, done), &streamable.Options{EventStoreBytes: store})
+	h := streamablehandler.New(floodServer(n, 0, done), &streamablehandler.Options{EventStoreBytes: store})
 	defer h.Close()
 	hdr := map[string]string{"MCP-Protocol-Version": "2025-11-25"}
 	init := serveDirect(h, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`), nil)

@@ -1,3 +1,8 @@
+// Package streamable reaches MCP servers over Streamable HTTP, in both
+// protocol eras: [Transport] is the client side, which falls back to the
+// HTTP+SSE transport of 2024-11-05 for a server that speaks only that.
+// The server side is package transport/streamablehandler, apart so that a
+// client links no server.
 package streamable
 
 import (
@@ -19,6 +24,7 @@ import (
 	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 	"github.com/ferrymcp/ferry/internal/mcpheader"
 	"github.com/ferrymcp/ferry/internal/redirect"
+	"github.com/ferrymcp/ferry/internal/streamwire"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/transport/httperr"
@@ -98,13 +104,13 @@ func (t *Transport) Open(ctx context.Context) (jsonrpc.Stream, error) {
 	if cs.base == nil {
 		cs.base = &url.URL{}
 	}
-	cs.redirects = &redirect.Policy{AcrossOrigins: t.FollowRedirectsAcrossOrigins, Strip: []string{headerSessionID}, Log: t.Logger,
+	cs.redirects = &redirect.Policy{AcrossOrigins: t.FollowRedirectsAcrossOrigins, Strip: []string{streamwire.HeaderSessionID}, Log: t.Logger,
 		// The session id goes where the session was opened, and only
 		// there: after a redirect of initialize, that is the other origin.
 		Keep: func(header string, to *url.URL) bool {
 			cs.mu.Lock()
 			defer cs.mu.Unlock()
-			return header == headerSessionID && cs.sessionOrigin != nil && redirect.SameOrigin(to, cs.sessionOrigin)
+			return header == streamwire.HeaderSessionID && cs.sessionOrigin != nil && redirect.SameOrigin(to, cs.sessionOrigin)
 		}}
 	for k := range t.Header {
 		cs.redirects.Strip = append(cs.redirects.Strip, k)
@@ -113,7 +119,7 @@ func (t *Transport) Open(ctx context.Context) (jsonrpc.Stream, error) {
 	if cs.max <= 0 {
 		cs.max = jsonrpc.DefaultMaxSize
 	}
-	cs.versionSet = t.Header.Get(headerProtocolVersion) != ""
+	cs.versionSet = t.Header.Get(streamwire.HeaderProtocolVersion) != ""
 	if cs.log == nil {
 		cs.log = slog.New(slog.DiscardHandler)
 	}
@@ -136,7 +142,7 @@ type clientStream struct {
 	max    int
 	log    *slog.Logger
 	// answers recycles the bodies of answers given back with Recycle.
-	answers bodyPool
+	answers streamwire.BodyPool
 	// versionSet tells that the Transport's Header sets
 	// MCP-Protocol-Version itself.
 	versionSet bool
@@ -222,7 +228,7 @@ func (cs *clientStream) setHeaders(h http.Header, sid string) {
 	v := cs.version
 	cs.mu.Unlock()
 	if v != "" && !cs.versionSet {
-		h.Set(headerProtocolVersion, v)
+		h.Set(streamwire.HeaderProtocolVersion, v)
 	}
 }
 
@@ -235,7 +241,7 @@ func (cs *clientStream) addStreamHeaders(h http.Header, sid string) {
 		}
 	}
 	if sid != "" {
-		h.Set(headerSessionID, sid)
+		h.Set(streamwire.HeaderSessionID, sid)
 	}
 }
 
@@ -333,22 +339,22 @@ func (cs *clientStream) prepare(m *jsonrpc.Message) ([]byte, postHeader, error) 
 	}
 	hdr := make(postHeader, 0, 4)
 	if m.Method != "" {
-		hdr = hdr.set(headerMethod, m.Method)
+		hdr = hdr.set(streamwire.HeaderMethod, m.Method)
 	}
 	stateless := false
 	if mr, ok := m.Body.(Mirrored); ok {
 		mr.Mirror(func(k, v string) {
 			hdr = hdr.set(k, v)
-			stateless = stateless || strings.EqualFold(k, headerProtocolVersion)
+			stateless = stateless || strings.EqualFold(k, streamwire.HeaderProtocolVersion)
 		})
 	}
-	if stateless && m.IsRequest() && hdr.get(headerName) == "" {
-		if field := nameField(m.Method); field != "" {
+	if stateless && m.IsRequest() && hdr.get(streamwire.HeaderName) == "" {
+		if field := streamwire.NameField(m.Method); field != "" {
 			// The body did not say: find the name in the params.
 			if params, ok, _ := jsonrpcapi.Member(body, "params"); ok {
 				if v, ok, _ := jsonrpcapi.Member(params, field); ok && len(v) > 0 && v[0] == '"' {
 					s, _ := jsonrpcapi.Unquote(v)
-					hdr = hdr.set(headerName, mcpheader.Encode(s))
+					hdr = hdr.set(streamwire.HeaderName, mcpheader.Encode(s))
 				}
 			}
 		}
@@ -380,7 +386,7 @@ func (cs *clientStream) bodyReusable(m *jsonrpc.Message) bool {
 
 // recycle gives the body of m back once it was sent.
 func (cs *clientStream) recycle(m *jsonrpc.Message, body []byte) {
-	if cs.bodyReusable(m) && cap(body) <= maxPooledBody {
+	if cs.bodyReusable(m) && cap(body) <= streamwire.MaxPooledBody {
 		body = body[:0]
 		bodyBufs.Put(&body)
 	}
@@ -462,7 +468,7 @@ func (cs *clientStream) post(ctx context.Context, body []byte, hdr postHeader) (
 		head, headErr = cs.fixedHead(sid)
 	}
 	cs.mu.Unlock()
-	if cs.versionSet || hdr.get(headerProtocolVersion) != "" {
+	if cs.versionSet || hdr.get(streamwire.HeaderProtocolVersion) != "" {
 		version = "" // the caller, or the message, says which
 	}
 	if cs.h1 != nil {
@@ -482,7 +488,7 @@ func (cs *clientStream) post(ctx context.Context, body []byte, hdr postHeader) (
 		h.Set(f.name, f.value)
 	}
 	if version != "" {
-		h.Set(headerProtocolVersion, version)
+		h.Set(streamwire.HeaderProtocolVersion, version)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, cs.t.URL, bytes.NewReader(body))
 	if err != nil {
@@ -546,7 +552,7 @@ func (cs *clientStream) roundTrip(ctx context.Context, id jsonrpc.ID, method str
 		return nil, fmt.Errorf("streamable: the server accepted %s without answering it (202)", method)
 	}
 	if method == protocol.MethodInitialize {
-		if sid := resp.Header.Get(headerSessionID); sid != "" {
+		if sid := resp.Header.Get(streamwire.HeaderSessionID); sid != "" {
 			cs.mu.Lock()
 			cs.sessionID, cs.sessionOrigin = sid, answeredBy(resp, cs.base)
 			cs.mu.Unlock()
@@ -559,7 +565,7 @@ func (cs *clientStream) roundTrip(ctx context.Context, id jsonrpc.ID, method str
 	if mt == "text/event-stream" {
 		return nil, cs.readStream(ctx, id, method, resp.Body, "")
 	}
-	raw, _, err := cs.answers.read(resp.Body, resp.ContentLength, cs.max)
+	raw, _, err := cs.answers.Read(resp.Body, resp.ContentLength, cs.max)
 	if err != nil {
 		return nil, fmt.Errorf("streamable: reading the answer to %s: %w", method, err)
 	}
@@ -608,7 +614,7 @@ func (cs *clientStream) refused(ctx context.Context, id jsonrpc.ID, method strin
 func (cs *clientStream) Recycle(m *jsonrpc.Message) {
 	if b := m.Buffer; b != nil {
 		m.Buffer = nil
-		cs.answers.put(b, nil)
+		cs.answers.Put(b, nil)
 	}
 }
 
@@ -787,7 +793,7 @@ func (cs *clientStream) get(ctx context.Context, lastID string) (*http.Response,
 	}
 	req.Header.Set("Accept", "text/event-stream")
 	if lastID != "" {
-		req.Header.Set(headerLastEventID, lastID)
+		req.Header.Set(streamwire.HeaderLastEventID, lastID)
 	}
 	cs.mu.Lock()
 	sid := cs.sessionID
@@ -897,7 +903,7 @@ func (cs *clientStream) reinitialize(ctx context.Context) error {
 		raw, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyBytes))
 		return cs.statusError(http.MethodPost, resp, raw)
 	}
-	sid := resp.Header.Get(headerSessionID)
+	sid := resp.Header.Get(streamwire.HeaderSessionID)
 	if sid == "" {
 		return errors.New("initialize answered without a session id")
 	}

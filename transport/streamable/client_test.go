@@ -15,8 +15,9 @@ import (
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
-	"github.com/ferrymcp/ferry/transport/sse"
+	"github.com/ferrymcp/ferry/transport/ssehandler"
 	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 func connectHTTP(tb testing.TB, url string, opts *client.Options, tr *streamable.Transport) *client.Client {
@@ -89,7 +90,7 @@ func TestClientEras(t *testing.T) {
 // the client on its own, and the call that met the 404 goes through.
 func TestClientReinitializes(t *testing.T) {
 	leakcheck.Check(t)
-	ts, h := newHTTPServer(t, &streamable.Options{SessionIdleTimeout: 50 * time.Millisecond})
+	ts, h := newHTTPServer(t, &streamablehandler.Options{SessionIdleTimeout: 50 * time.Millisecond})
 	c := connectHTTP(t, ts.URL, &client.Options{ProtocolVersion: protocol.Version20251125}, &streamable.Transport{DisableGETStream: true})
 	for deadline := time.Now().Add(5 * time.Second); h.Sessions() != 0 && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
@@ -120,7 +121,7 @@ func TestClientResumesClosedStream(t *testing.T) {
 		req.Progress(ctx, 2, 2, "after")
 		return "resumed", nil
 	})
-	h := streamable.NewHandler(s, &streamable.Options{Retry: 20 * time.Millisecond})
+	h := streamablehandler.New(s, &streamablehandler.Options{Retry: 20 * time.Millisecond})
 	var gets atomic.Int32
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet && r.Header.Get("Last-Event-ID") != "" {
@@ -146,7 +147,7 @@ func TestClientResumesClosedStream(t *testing.T) {
 // HTTP is refused without a stateless error body, and the client falls back.
 func TestClientFallsBackToSSE(t *testing.T) {
 	leakcheck.Check(t)
-	h := sse.NewHandler(testServer(), &sse.Options{SSEPath: "/mcp", MessagePath: "/message"})
+	h := ssehandler.New(testServer(), &ssehandler.Options{SSEPath: "/mcp", MessagePath: "/message"})
 	ts := httptest.NewServer(h)
 	defer ts.Close()
 	defer h.Close()
@@ -183,7 +184,7 @@ func TestClientHTTPErrors(t *testing.T) {
 // missing.
 func TestClientWaitsForGETStream(t *testing.T) {
 	leakcheck.Check(t)
-	h := streamable.NewHandler(testServer(), nil)
+	h := streamablehandler.New(testServer(), nil)
 	var getServed atomic.Bool
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet {

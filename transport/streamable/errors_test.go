@@ -16,6 +16,7 @@ import (
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/transport/httperr"
 	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 // httpClients are the two ways the Transport makes its POSTs: its own
@@ -145,7 +146,7 @@ func TestClientErrorsKeepCause(t *testing.T) {
 // serveWrapped serves the test server over Streamable HTTP behind
 // intercept, which answers the requests it returns true for.
 func serveWrapped(t *testing.T, intercept func(w http.ResponseWriter, r *http.Request) bool) *httptest.Server {
-	h := streamable.NewHandler(testServer(), nil)
+	h := streamablehandler.New(testServer(), nil)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !intercept(w, r) {
 			h.ServeHTTP(w, r)

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 // fuzzInit opens a legacy session.
@@ -53,7 +53,7 @@ func FuzzHandler(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(s.method, s.headers, []byte(s.body), s.session)
 	}
-	h := streamable.NewHandler(testServer(), &streamable.Options{MaxSessions: 8, KeepAlive: -1})
+	h := streamablehandler.New(testServer(), &streamablehandler.Options{MaxSessions: 8, KeepAlive: -1})
 	f.Cleanup(func() { h.Close() })
 	f.Fuzz(func(t *testing.T, method, headers string, body []byte, session bool) {
 		r, err := http.NewRequest(method, "http://127.0.0.1/mcp", bytes.NewReader(body))

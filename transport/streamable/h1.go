@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/ferrymcp/ferry/internal/streamwire"
 )
 
 // h1Client makes the POSTs of a Transport to a plain http:// endpoint
@@ -173,7 +175,7 @@ func (pc *h1Conn) roundTrip(h *h1Client, fixed []byte, hdr postHeader, version s
 		}
 	}
 	if version != "" {
-		if b, err = appendHeaderLine(b, headerProtocolVersion, version); err != nil {
+		if b, err = appendHeaderLine(b, streamwire.HeaderProtocolVersion, version); err != nil {
 			return nil, err
 		}
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/ferrymcp/ferry/internal/leakcheck"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
-	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 type echoIn struct {
@@ -109,16 +109,16 @@ func statelessHeaders(method, name string) map[string]string {
 	return h
 }
 
-func newHTTPServer(t *testing.T, opts *streamable.Options) (*httptest.Server, *streamable.Handler) {
+func newHTTPServer(t *testing.T, opts *streamablehandler.Options) (*httptest.Server, *streamablehandler.Handler) {
 	t.Helper()
 	return serveHTTP(t, testServer(), opts)
 }
 
 // serveHTTP serves s over Streamable HTTP on loopback until the test or
 // benchmark ends.
-func serveHTTP(tb testing.TB, s *server.Server, opts *streamable.Options) (*httptest.Server, *streamable.Handler) {
+func serveHTTP(tb testing.TB, s *server.Server, opts *streamablehandler.Options) (*httptest.Server, *streamablehandler.Handler) {
 	tb.Helper()
-	h := streamable.NewHandler(s, opts)
+	h := streamablehandler.New(s, opts)
 	ts := httptest.NewServer(h)
 	tb.Cleanup(func() {
 		h.Close()
@@ -219,7 +219,7 @@ func merge(a, b map[string]string) map[string]string {
 
 func TestStatelessBodyLimit(t *testing.T) {
 	leakcheck.Check(t)
-	ts, _ := newHTTPServer(t, &streamable.Options{MaxBodyBytes: 1024})
+	ts, _ := newHTTPServer(t, &streamablehandler.Options{MaxBodyBytes: 1024})
 	big := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + statelessMeta + `,"name":"echo","arguments":{"message":"` + strings.Repeat("x", 2000) + `"}}}`
 	resp := post(t, ts.URL, big, statelessHeaders("tools/call", "echo"))
 	body := readAll(t, resp)
@@ -417,7 +417,7 @@ func TestLegacyResume(t *testing.T) {
 
 func TestLegacySessionExpires(t *testing.T) {
 	leakcheck.Check(t)
-	ts, h := newHTTPServer(t, &streamable.Options{SessionIdleTimeout: 50 * time.Millisecond})
+	ts, h := newHTTPServer(t, &streamablehandler.Options{SessionIdleTimeout: 50 * time.Millisecond})
 	sid := legacySession(t, ts.URL, `{}`)
 	deadline := time.Now().Add(5 * time.Second)
 	for h.Sessions() != 0 && time.Now().Before(deadline) {

@@ -13,7 +13,9 @@ import (
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/transport/sse"
+	"github.com/ferrymcp/ferry/transport/ssehandler"
 	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 type userKey struct{}
@@ -60,7 +62,7 @@ func TestIdentityBothEras(t *testing.T) {
 	for _, v := range []string{protocol.Version20260728, protocol.Version20251125, protocol.Version20250326} {
 		t.Run("streamable "+v, func(t *testing.T) {
 			leakcheck.Check(t)
-			h := streamable.NewHandler(identityServer(), nil)
+			h := streamablehandler.New(identityServer(), nil)
 			ts := httptest.NewServer(authenticate(h))
 			defer func() { h.Close(); ts.CloseClientConnections(); ts.Close() }()
 			c := connectHTTP(t, ts.URL, &client.Options{ProtocolVersion: v}, &streamable.Transport{Header: header})
@@ -72,7 +74,7 @@ func TestIdentityBothEras(t *testing.T) {
 	}
 	t.Run("sse 2024-11-05", func(t *testing.T) {
 		leakcheck.Check(t)
-		h := sse.NewHandler(identityServer(), nil)
+		h := ssehandler.New(identityServer(), nil)
 		ts := httptest.NewServer(authenticate(h))
 		defer func() { h.Close(); ts.CloseClientConnections(); ts.Close() }()
 		c, err := client.Connect(t.Context(), &sse.Transport{URL: ts.URL + "/sse", Header: header}, &client.Options{ProtocolVersion: protocol.Version20241105})

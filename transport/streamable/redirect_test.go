@@ -14,6 +14,7 @@ import (
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 // recorder serves MCP and keeps the headers of the requests it got.
@@ -57,10 +58,10 @@ var secrets = http.Header{"Authorization": {"Bearer s3cret"}, "X-Api-Key": {"k3y
 // and the body, and the caller saw only an HTTP status or "invalid
 // JSON".
 func TestRedirects(t *testing.T) {
-	other := &recorder{h: streamable.NewHandler(testServer(), nil)}
+	other := &recorder{h: streamablehandler.New(testServer(), nil)}
 	ots := httptest.NewServer(other)
 	defer ots.Close()
-	same := &recorder{h: streamable.NewHandler(testServer(), nil)}
+	same := &recorder{h: streamablehandler.New(testServer(), nil)}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp/", same)
 	mux.Handle("/mcp", http.RedirectHandler("/mcp/", http.StatusTemporaryRedirect))
@@ -122,11 +123,11 @@ func TestRedirects(t *testing.T) {
 // session id; one that gets the calls of a session opened elsewhere does
 // not get that session's id.
 func TestRedirectsAcrossOrigins(t *testing.T) {
-	other := &recorder{h: streamable.NewHandler(testServer(), nil)}
+	other := &recorder{h: streamablehandler.New(testServer(), nil)}
 	ots := httptest.NewServer(other)
 	defer ots.Close()
 	// first opens sessions, then sends the calls elsewhere.
-	firstMCP := streamable.NewHandler(testServer(), nil)
+	firstMCP := streamablehandler.New(testServer(), nil)
 	var firstSessions []string
 	var mu sync.Mutex
 	first := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/ferrymcp/ferry/auth/resourceserver"
-	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 // handshake opens a legacy session as a client at addr (and, when
@@ -75,7 +75,7 @@ func TestSheddingSparesOtherClients(t *testing.T) {
 		{"an authenticated caller, a flood from many addresses", "ann", func(i int) string { return fmt.Sprintf("10.0.%d.%d:1000", i/200, i%200+1) }, 8},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			h := streamable.NewHandler(testServer(), &streamable.Options{MaxSessions: max})
+			h := streamablehandler.New(testServer(), &streamablehandler.Options{MaxSessions: max})
 			defer h.Close()
 			var honest []string
 			for i := range 10 {

@@ -16,7 +16,7 @@ import (
 	"github.com/ferrymcp/ferry/internal/pipenet"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
-	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 // tickServer has a tool that reports progress, 1 KiB at a time, every
@@ -142,7 +142,7 @@ func TestHandlerBoundsSlowClients(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				h := streamable.NewHandler(tickServer(), nil)
+				h := streamablehandler.New(tickServer(), nil)
 				srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 				l := pipenet.Listen()
 				go srv.Serve(l)

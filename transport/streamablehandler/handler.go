@@ -1,5 +1,5 @@
-// Package streamable serves and reaches MCP servers over Streamable HTTP,
-// in both protocol eras on one endpoint:
+// Package streamablehandler serves MCP servers over Streamable HTTP, in
+// both protocol eras on one endpoint:
 //
 //   - legacy (2025-03-26 to 2025-11-25): sessions opened by initialize and
 //     named by a random Mcp-Session-Id, server-to-client messages on the
@@ -11,9 +11,9 @@
 //     and Mcp-Param-* headers are checked against the body, one response
 //     stream per request, subscriptions/listen streams.
 //
-// [Handler] is the server side, an [http.Handler]; [Transport] is the
-// client side.
-package streamable
+// [Handler] is an [http.Handler]. The client side is package
+// transport/streamable, apart so that a client links no server.
+package streamablehandler
 
 import (
 	"errors"
@@ -28,6 +28,7 @@ import (
 	"github.com/ferrymcp/ferry/internal/httpdeadline"
 	"github.com/ferrymcp/ferry/internal/httpsec"
 	"github.com/ferrymcp/ferry/internal/serverapi"
+	"github.com/ferrymcp/ferry/internal/streamwire"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
@@ -103,15 +104,15 @@ type Handler struct {
 	opts   Options
 	log    *slog.Logger
 
-	bodies bodyPool
+	bodies streamwire.BodyPool
 
 	mu       sync.Mutex
 	sessions map[string]*session
 	closed   bool
 }
 
-// NewHandler returns a handler serving s.
-func NewHandler(s *server.Server, opts *Options) *Handler {
+// New returns a handler serving s.
+func New(s *server.Server, opts *Options) *Handler {
 	h := &Handler{server: s, sessions: map[string]*session{}}
 	if opts != nil {
 		h.opts = *opts
@@ -171,16 +172,6 @@ func (h *Handler) Sessions() int {
 	return len(h.sessions)
 }
 
-// Header names.
-const (
-	headerSessionID       = "Mcp-Session-Id"
-	headerProtocolVersion = "Mcp-Protocol-Version"
-	headerMethod          = "Mcp-Method"
-	headerName            = "Mcp-Name"
-	headerParamPrefix     = "Mcp-Param-"
-	headerLastEventID     = "Last-Event-Id"
-)
-
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// "Servers MUST validate the Origin header on all incoming
 	// connections to prevent DNS rebinding attacks."
@@ -220,7 +211,7 @@ func (h *Handler) readMessage(w http.ResponseWriter, r *http.Request) (*jsonrpc.
 		return nil, nil, nil, false
 	}
 	httpdeadline.Read(w, h.opts.ReadTimeout)
-	body, handle, err := h.bodies.read(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes), r.ContentLength, int(h.opts.MaxBodyBytes))
+	body, handle, err := h.bodies.Read(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes), r.ContentLength, int(h.opts.MaxBodyBytes))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		switch {
@@ -287,7 +278,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	// request's reply has been encoded and written.
 	defer func() {
 		if m.IsRequest() && m.Borrowed {
-			h.bodies.put(body, handle)
+			h.bodies.Put(body, handle)
 		}
 	}()
 	if isStateless(r, m) {
@@ -304,7 +295,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, m.ID, e)
 		return
 	}
-	if sid := r.Header.Get(headerSessionID); sid != "" {
+	if sid := r.Header.Get(streamwire.HeaderSessionID); sid != "" {
 		s := h.session(sid)
 		if s == nil {
 			// "The server ... MUST respond to requests containing that
@@ -329,10 +320,10 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 // UnsupportedProtocolVersionError); without a header, _meta decides, and
 // initialize is legacy.
 func isStateless(r *http.Request, m *jsonrpc.Message) bool {
-	if r.Header.Get(headerSessionID) != "" && rpc.Meta(m).ProtocolVersion == "" {
+	if r.Header.Get(streamwire.HeaderSessionID) != "" && rpc.Meta(m).ProtocolVersion == "" {
 		return false
 	}
-	if v := r.Header.Get(headerProtocolVersion); v != "" {
+	if v := r.Header.Get(streamwire.HeaderProtocolVersion); v != "" {
 		return !protocol.IsLegacy(v)
 	}
 	if v := rpc.Meta(m).ProtocolVersion; v != "" {
@@ -342,7 +333,7 @@ func isStateless(r *http.Request, m *jsonrpc.Message) bool {
 }
 
 func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
-	sid := r.Header.Get(headerSessionID)
+	sid := r.Header.Get(streamwire.HeaderSessionID)
 	if sid == "" || h.opts.DisableSessions {
 		// 2026-07-28: "HTTP GET or DELETE to the MCP endpoint: respond
 		// with 405 Method Not Allowed."
@@ -363,7 +354,7 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
-	sid := r.Header.Get(headerSessionID)
+	sid := r.Header.Get(streamwire.HeaderSessionID)
 	if sid == "" || h.opts.DisableSessions {
 		w.Header().Set("Allow", "POST")
 		writeError(w, http.StatusMethodNotAllowed, jsonrpc.ID{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "DELETE needs a legacy session (Mcp-Session-Id)"})

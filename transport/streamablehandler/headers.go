@@ -1,4 +1,4 @@
-package streamable
+package streamablehandler
 
 import (
 	"fmt"
@@ -9,24 +9,10 @@ import (
 
 	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 	"github.com/ferrymcp/ferry/internal/mcpheader"
+	"github.com/ferrymcp/ferry/internal/streamwire"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 )
-
-// nameField is the params member that Mcp-Name mirrors, per method.
-func nameField(method string) string {
-	switch method {
-	case protocol.MethodToolsCall, protocol.MethodPromptsGet:
-		return "name"
-	case protocol.MethodResourcesRead:
-		return "uri"
-	case protocol.MethodTasksGet, protocol.MethodTasksUpdate, protocol.MethodTasksCancel:
-		// "the client MUST set the Mcp-Name header to the value of
-		// params.taskId" (tasks extension, routing headers)
-		return "taskId"
-	}
-	return ""
-}
 
 func mismatch(format string, args ...any) *jsonrpc.Error {
 	return &jsonrpc.Error{Code: protocol.CodeHeaderMismatch, Message: "Header mismatch: " + fmt.Sprintf(format, args...)}
@@ -46,14 +32,14 @@ func (h *Handler) checkHeaders(r *http.Request, m *jsonrpc.Message, required boo
 	if !m.IsRequest() {
 		return nil // header requirements for notification POSTs are not defined
 	}
-	mh, sent, e := singleHeader(r.Header, headerMethod, required)
+	mh, sent, e := singleHeader(r.Header, streamwire.HeaderMethod, required)
 	switch {
 	case e != nil:
 		return e
 	case sent && mh != m.Method:
 		return mismatch("Mcp-Method header value %q does not match body value %q", mh, m.Method)
 	}
-	field := nameField(m.Method)
+	field := streamwire.NameField(m.Method)
 	if field == "" {
 		return nil
 	}
@@ -62,7 +48,7 @@ func (h *Handler) checkHeaders(r *http.Request, m *jsonrpc.Message, required boo
 	if found && len(body) > 0 && body[0] == '"' {
 		bname, _ = jsonrpcapi.Unquote(body)
 	}
-	raw, sent, e := singleHeader(r.Header, headerName, required)
+	raw, sent, e := singleHeader(r.Header, streamwire.HeaderName, required)
 	if e != nil {
 		return e
 	}

@@ -1,4 +1,4 @@
-package streamable
+package streamablehandler
 
 import (
 	"cmp"
@@ -19,6 +19,7 @@ import (
 	"github.com/ferrymcp/ferry/internal/httpdeadline"
 	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 	"github.com/ferrymcp/ferry/internal/serverapi"
+	"github.com/ferrymcp/ferry/internal/streamwire"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
@@ -382,7 +383,7 @@ func (s *session) newStream(req jsonrpc.ID) *stream {
 
 // servePost serves a POST of a legacy session.
 func (s *session) servePost(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) {
-	if v := r.Header.Get(headerProtocolVersion); v != "" && m.Method != protocol.MethodInitialize &&
+	if v := r.Header.Get(streamwire.HeaderProtocolVersion); v != "" && m.Method != protocol.MethodInitialize &&
 		(!protocol.IsSupported(v) || protocol.IsStateless(v)) {
 		// "If the server receives a request with an invalid or
 		// unsupported MCP-Protocol-Version, it MUST respond with 400."
@@ -391,7 +392,7 @@ func (s *session) servePost(w http.ResponseWriter, r *http.Request, m *jsonrpc.M
 	}
 	s.begin()
 	defer s.end()
-	w.Header().Set(headerSessionID, s.id)
+	w.Header().Set(streamwire.HeaderSessionID, s.id)
 	// The session's handlers run on its context: the POST's values (what
 	// an HTTP middleware put there) and header go with the message.
 	m.Context = &serverapi.Origin{Context: r.Context(), Header: r.Header, RemoteAddr: r.RemoteAddr}
@@ -504,8 +505,8 @@ func (s *session) CloseRequestStream(id jsonrpc.ID) bool {
 func (s *session) serveGet(w http.ResponseWriter, r *http.Request) {
 	s.begin()
 	defer s.end()
-	w.Header().Set(headerSessionID, s.id)
-	if last := r.Header.Get(headerLastEventID); last != "" {
+	w.Header().Set(streamwire.HeaderSessionID, s.id)
+	if last := r.Header.Get(streamwire.HeaderLastEventID); last != "" {
 		num, seq, ok := parseEventID(last)
 		s.mu.Lock()
 		st := s.streams[num]

@@ -1,4 +1,4 @@
-package streamable
+package streamablehandler
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/ferrymcp/ferry/internal/httpdeadline"
 	"github.com/ferrymcp/ferry/internal/serverapi"
+	"github.com/ferrymcp/ferry/internal/streamwire"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/transport/sse"
@@ -24,7 +25,7 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, m *json
 	// The order of the checks follows the specification's: the version
 	// header, the _meta fields, their agreement, the version's support,
 	// then the other mirrored headers.
-	if r.Header.Get(headerProtocolVersion) == "" {
+	if r.Header.Get(streamwire.HeaderProtocolVersion) == "" {
 		writeError(w, http.StatusBadRequest, m.ID, mismatch("missing MCP-Protocol-Version header"))
 		return
 	}
@@ -34,7 +35,7 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, m *json
 			return
 		}
 		v := rpc.Meta(m).ProtocolVersion
-		if hv := r.Header.Get(headerProtocolVersion); hv != v {
+		if hv := r.Header.Get(streamwire.HeaderProtocolVersion); hv != v {
 			writeError(w, http.StatusBadRequest, m.ID, mismatch("MCP-Protocol-Version header %q does not match _meta %s %q", hv, protocol.MetaProtocolVersion, v))
 			return
 		}

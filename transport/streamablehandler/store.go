@@ -1,4 +1,4 @@
-package streamable
+package streamablehandler
 
 import (
 	"slices"

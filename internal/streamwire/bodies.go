@@ -1,4 +1,4 @@
-package streamable
+package streamwire
 
 import (
 	"io"
@@ -7,26 +7,26 @@ import (
 	"github.com/ferrymcp/ferry/internal/rawbuf"
 )
 
-// maxPooledBody bounds the bodies kept for reuse, sent or received:
+// MaxPooledBody bounds the bodies kept for reuse, sent or received:
 // larger ones are rare, and a pool must not pin megabytes between
 // collections.
-const maxPooledBody = 1 << 20
+const MaxPooledBody = 1 << 20
 
-// bodyPool recycles message bodies: on the server, those of requests
+// BodyPool recycles message bodies: on the server, those of requests
 // whose handlers only borrowed them (see [jsonrpc.Message.Borrowed]); on
 // the client, those of answers given back (see [jsonrpc.Recycler]). A
 // body that is not given back belongs to its message and is never put
 // back, so that code keeping what it decoded gets a fresh buffer for
 // every message, as it must.
-type bodyPool struct {
+type BodyPool struct {
 	pool    sync.Pool
 	scratch sync.Pool // of firstRead bytes, for the start of larger bodies
 }
 
 // get returns a buffer of length n whose contents are undefined, and the
 // pool's handle of it when it came from the pool (nil otherwise).
-func (p *bodyPool) get(n int) ([]byte, *[]byte) {
-	if n <= maxPooledBody {
+func (p *BodyPool) get(n int) ([]byte, *[]byte) {
+	if n <= MaxPooledBody {
 		if h, ok := p.pool.Get().(*[]byte); ok {
 			if cap(*h) >= n {
 				return (*h)[:n], h
@@ -40,16 +40,16 @@ func (p *bodyPool) get(n int) ([]byte, *[]byte) {
 
 // pooled returns a buffer of length n from the pool, or nil when the
 // pool has none large enough (one too small is dropped, as by get).
-func (p *bodyPool) pooled(n int) ([]byte, *[]byte) {
+func (p *BodyPool) pooled(n int) ([]byte, *[]byte) {
 	if h, ok := p.pool.Get().(*[]byte); ok && cap(*h) >= n {
 		return (*h)[:n], h
 	}
 	return nil, nil
 }
 
-// put gives a body back once nothing refers to it.
-func (p *bodyPool) put(b []byte, h *[]byte) {
-	if cap(b) == 0 || cap(b) > maxPooledBody {
+// Put gives a body back once nothing refers to it.
+func (p *BodyPool) Put(b []byte, h *[]byte) {
+	if cap(b) == 0 || cap(b) > MaxPooledBody {
 		return
 	}
 	if h == nil {
@@ -67,13 +67,13 @@ func (p *bodyPool) put(b []byte, h *[]byte) {
 // the announced length.
 const firstRead = 64 << 10
 
-// read reads a body of the announced length (negative: none announced)
+// Read reads a body of the announced length (negative: none announced)
 // of at most max bytes: into one buffer, from the pool, when the length
 // is known (where io.ReadAll would grow it step by step), else up to max
 // bytes, one more to tell a longer body. It returns the pool's handle of
 // the buffer when it came from the pool. The memory it takes grows with
 // the bytes that arrive, not with the length announced: see firstRead.
-func (p *bodyPool) read(r io.Reader, length int64, max int) ([]byte, *[]byte, error) {
+func (p *BodyPool) Read(r io.Reader, length int64, max int) ([]byte, *[]byte, error) {
 	if length < 0 || length > int64(max) {
 		b, err := io.ReadAll(io.LimitReader(r, int64(max)+1))
 		return b, nil, err
@@ -84,7 +84,7 @@ func (p *bodyPool) read(r io.Reader, length int64, max int) ([]byte, *[]byte, er
 	switch {
 	case n <= firstRead:
 		b, h = p.get(n)
-	case n <= maxPooledBody:
+	case n <= MaxPooledBody:
 		b, h = p.pooled(n) // memory already there, if the pool has it
 	}
 	if b == nil {
@@ -100,7 +100,7 @@ func (p *bodyPool) read(r io.Reader, length int64, max int) ([]byte, *[]byte, er
 // grow reads a body of length n, above firstRead, into memory taken as
 // its bytes arrive: the first firstRead bytes into a scratch buffer of
 // the pool's, then into buffers that double, to n.
-func (p *bodyPool) grow(r io.Reader, n int) ([]byte, *[]byte, error) {
+func (p *BodyPool) grow(r io.Reader, n int) ([]byte, *[]byte, error) {
 	sp, _ := p.scratch.Get().(*[]byte)
 	if sp == nil {
 		sp = new([]byte)

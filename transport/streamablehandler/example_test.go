@@ -1,4 +1,4 @@
-package streamable_test
+package streamablehandler_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 // A server on HTTP: the Handler is an http.Handler, mounted where the
@@ -18,7 +19,7 @@ import (
 // http.ListenAndServe). One endpoint serves clients of both eras: a
 // legacy client opens a session with initialize, a stateless one sends
 // self-contained requests. The client side is a Transport with the URL.
-func ExampleNewHandler() {
+func ExampleNew() {
 	s := server.New(protocol.Implementation{Name: "greeter", Version: "1.0.0"}, nil)
 	server.AddTool(s, &protocol.Tool{Name: "greet"},
 		func(ctx context.Context, req *server.Request, in struct {
@@ -26,7 +27,7 @@ func ExampleNewHandler() {
 		}) (string, error) {
 			return "Hello, " + in.Name + "!", nil
 		})
-	h := streamable.NewHandler(s, nil)
+	h := streamablehandler.New(s, nil)
 	defer h.Close() // ends the sessions
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)

@@ -1,4 +1,7 @@
-package sse
+// Package ssehandler serves MCP servers over the HTTP with SSE transport
+// of revision 2024-11-05 (see package transport/sse, its client side and
+// wire format, apart so that a client links no server).
+package ssehandler
 
 import (
 	"errors"
@@ -95,8 +98,8 @@ type Handler struct {
 	closed   bool
 }
 
-// NewHandler returns a handler serving s.
-func NewHandler(s *server.Server, opts *Options) *Handler {
+// New returns a handler serving s.
+func New(s *server.Server, opts *Options) *Handler {
 	h := &Handler{server: s, sessions: map[string]*session{}}
 	if opts != nil {
 		h.opts = *opts
