@@ -559,7 +559,7 @@ func (sh *sharing) shareChange(ctx context.Context, ir *intercept.Request, next 
 	}
 	if op == ChangeLevel {
 		if err := sh.change(ctx, s, op, value); err != nil {
-			return intercept.Result{}, unshared(err)
+			return intercept.Result{}, sh.unshared(err)
 		}
 		return next(ctx, ir)
 	}
@@ -568,13 +568,17 @@ func (sh *sharing) shareChange(ctx context.Context, ir *intercept.Request, next 
 		return res, err
 	}
 	if err := sh.change(ctx, s, op, value); err != nil {
-		return intercept.Result{}, unshared(err)
+		return intercept.Result{}, sh.unshared(err)
 	}
 	return res, nil
 }
 
-func unshared(err error) error {
-	return fmt.Errorf("the change could not be shared with the gateway's other replicas (%v): try again", err)
+// unshared is the client's error for a change the store did not take:
+// what went wrong (an address, a path of the store) goes to the log, not
+// to the client.
+func (sh *sharing) unshared(err error) error {
+	sh.g.log.Warn("gateway: a session change could not be recorded in the store shared by replicas", "err", err)
+	return errors.New("the change could not be shared with the gateway's other replicas (their store is unreachable): try again")
 }
 
 // resealing is the ResponseWriter of a request on a sealed session: the

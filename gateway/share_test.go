@@ -165,6 +165,49 @@ func TestSealedIDRefused(t *testing.T) {
 	}
 }
 
+// A session of an endpoint that reaches an isolated server's process is
+// served only by the replica that runs it: another answers 404, saying
+// why, so that the client initializes again rather than lose the
+// process's state unawares.
+func TestIsolatedSessionPinnedToItsReplica(t *testing.T) {
+	sealer, err := NewSealer(NewKey())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var urls []string
+	for range 2 {
+		_, url := start(t, []*config.Server{child(t, "a")}, &Options{Isolate: []string{"*"}, Replicas: &ReplicaOptions{Sealer: sealer}})
+		urls = append(urls, url)
+	}
+	ctx := ctxT(t)
+	post := func(url, session, body string) (int, string, string) {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(ctx, "POST", url+"/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", protocol.LatestLegacyVersion)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		got, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header.Get("Mcp-Session-Id"), string(got)
+	}
+	_, sess, _ := post(urls[0], "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+
+		protocol.LatestLegacyVersion+`","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	post(urls[0], sess, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if code, _, body := post(urls[0], sess, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"a__echo","arguments":{"message":"hi"}}}`); code != 200 || !strings.Contains(body, "hi") {
+		t.Fatalf("a call on the session's own replica: %d %s", code, body)
+	}
+	if code, _, body := post(urls[1], sess, `{"jsonrpc":"2.0","id":3,"method":"ping"}`); code != http.StatusNotFound || !strings.Contains(body, "isolated") {
+		t.Errorf("the other replica answered %d: %s", code, body)
+	}
+}
+
 // A rotated key still opens the ids it sealed while it is kept as a
 // previous key, and no longer once it is dropped.
 func TestSealerRotation(t *testing.T) {

@@ -301,4 +301,13 @@ func TestScaleOutBehindHAProxy(t *testing.T) {
 		t.Errorf("setting the log level with Redis down: %v, want an error saying it could not be shared", err)
 	}
 	t.Logf("with Redis down, logging/setLevel: %v", err)
+
+	// Redis back (empty, as after a restart without persistence): the
+	// replica reconnects by itself and the change goes through.
+	os.Remove(sock)
+	daemon(t, exec.Command("redis-server", "--port", "0", "--unixsocket", sock, "--save", "", "--appendonly", "no", "--dir", dir))
+	waitFor(t, "redis-server again", func() bool { _, err := os.Stat(sock); return err == nil })
+	waitFor(t, "the change to go through once Redis is back", func() bool {
+		return c.SetLogLevel(ctx, protocol.LevelError) == nil
+	})
 }
