@@ -311,3 +311,12 @@ func TestScaleOutBehindHAProxy(t *testing.T) {
 		return c.SetLogLevel(ctx, protocol.LevelError) == nil
 	})
 }
+
+// The HAProxy configuration in deploy/ is one HAProxy takes.
+func TestDeployHAProxyConfig(t *testing.T) {
+	needBinaries(t, "haproxy")
+	out, err := exec.Command("haproxy", "-c", "-f", filepath.Join("..", "deploy", "haproxy", "haproxy.cfg")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("haproxy -c: %v\n%s", err, out)
+	}
+}
