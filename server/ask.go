@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -203,8 +204,47 @@ func sendIntercepted(ctx context.Context, req *intercept.Request) (intercept.Res
 	if !ok {
 		return intercept.Result{}, fmt.Errorf("server: middleware passed on a request (%s) the server did not ask", req.Method)
 	}
-	raw, err := a.put(ctx, req.Method, req.Params)
+	params, err := withAddedMeta(req.Params, req.Meta)
+	if err != nil {
+		return intercept.Result{}, fmt.Errorf("server: adding to the _meta of %s: %w", req.Method, err)
+	}
+	raw, err := a.put(ctx, req.Method, params)
 	return intercept.Result{Value: raw}, err
+}
+
+// withAddedMeta returns the params of a question with the members sending
+// middleware added to its _meta (intercept.Request.Meta) merged in, over
+// the question's own members of the same name (the protocol puts none of
+// its own in a question's _meta), or params as they are when middleware
+// added none. Neither params nor their _meta map is written to: the
+// object is built anew.
+func withAddedMeta(params any, added protocol.Meta) (any, error) {
+	if len(added) == 0 {
+		return params, nil
+	}
+	if params == nil {
+		params = jsontext.Value("{}") // middleware dropped them
+	}
+	raw, err := rawResult(params)
+	if err != nil {
+		return nil, err
+	}
+	var obj map[string]jsontext.Value
+	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+		return nil, fmt.Errorf("the params are not an object: %.40s", raw)
+	}
+	meta := protocol.Meta{}
+	if own, ok := obj["_meta"]; ok {
+		if err := json.Unmarshal(own, &meta); err != nil {
+			return nil, fmt.Errorf("the params' _meta: %w", err)
+		}
+	}
+	maps.Copy(meta, added)
+	if obj["_meta"], err = json.Marshal(meta); err != nil {
+		return nil, err
+	}
+	out, err := json.Marshal(obj, json.Deterministic(true))
+	return jsontext.Value(out), err
 }
 
 // A question has no name, arguments, progress token or caller of its own.
