@@ -291,3 +291,67 @@ func (b *roundRobin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	b.mu.Unlock()
 	h.ServeHTTP(w, r)
 }
+
+// A session a client ended on one replica ends on the other, whose copy
+// answers 404 once it hears, and no replica opens it again.
+func TestEndSharedByReplicas(t *testing.T) {
+	url, _ := redisServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	up := logServer(t)
+	keys, err := open(t, url).Keys(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealer, err := gateway.NewSealer(keys...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var urls []string
+	for range 2 {
+		g, err := gateway.New([]*config.Server{up}, &gateway.Options{Replicas: &gateway.ReplicaOptions{Sealer: sealer, Store: open(t, url)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { g.Close(context.Background()) })
+		ts := httptest.NewServer(g)
+		t.Cleanup(ts.Close)
+		urls = append(urls, ts.URL)
+	}
+	do := func(method, url, session, body string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(ctx, method, url+"/mcp", bytes.NewReader([]byte(body)))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", protocol.LatestLegacyVersion)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode, resp.Header.Get("Mcp-Session-Id")
+	}
+	_, sess := do("POST", urls[0], "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+
+		protocol.LatestLegacyVersion+`","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	const ping = `{"jsonrpc":"2.0","id":2,"method":"ping"}`
+	for _, u := range urls {
+		if code, _ := do("POST", u, sess, ping); code != http.StatusOK {
+			t.Fatalf("ping before the end: %d", code)
+		}
+	}
+	if code, _ := do("DELETE", urls[0], sess, ""); code/100 != 2 {
+		t.Fatalf("DELETE: %d", code)
+	}
+	for code := 0; code != http.StatusNotFound; {
+		if ctx.Err() != nil {
+			t.Fatalf("the other replica still serves the ended session (%d)", code)
+		}
+		code, _ = do("POST", urls[1], sess, ping)
+	}
+	if code, _ := do("POST", urls[0], sess, ping); code != http.StatusNotFound {
+		t.Errorf("the replica it ended on opened it again: %d", code)
+	}
+}
