@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
+	"strings"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -214,14 +214,38 @@ func sendIntercepted(ctx context.Context, req *intercept.Request) (intercept.Res
 
 // withAddedMeta returns the params of a question with the members sending
 // middleware added to its _meta (intercept.Request.Meta) merged in, over
-// the question's own members of the same name (the protocol puts none of
-// its own in a question's _meta), or params as they are when middleware
-// added none. Neither params nor their _meta map is written to: the
-// object is built anew.
+// the handler's own members of the same name but under the protocol's
+// (the related task of a 2025-11-25 task's question), or params as they
+// are when middleware added none.
 func withAddedMeta(params any, added protocol.Meta) (any, error) {
 	if len(added) == 0 {
 		return params, nil
 	}
+	return editMeta(params, func(meta protocol.Meta) {
+		for k, v := range added {
+			if _, ok := meta[k]; !ok || !protocolKey(k) {
+				meta[k] = v
+			}
+		}
+	})
+}
+
+// protocolKey reports whether a _meta key is the protocol's: "Any prefix
+// where the second label is modelcontextprotocol or mcp is reserved for
+// MCP use."
+func protocolKey(k string) bool {
+	prefix, _, ok := strings.Cut(k, "/")
+	if !ok {
+		return false
+	}
+	labels := strings.Split(prefix, ".")
+	return len(labels) > 1 && (labels[1] == "modelcontextprotocol" || labels[1] == "mcp")
+}
+
+// editMeta returns params, an object, with its _meta as edit leaves it.
+// Neither params nor their _meta map is written to: the object is built
+// anew.
+func editMeta(params any, edit func(protocol.Meta)) (jsontext.Value, error) {
 	if params == nil {
 		params = jsontext.Value("{}") // middleware dropped them
 	}
@@ -236,15 +260,17 @@ func withAddedMeta(params any, added protocol.Meta) (any, error) {
 	meta := protocol.Meta{}
 	if own, ok := obj["_meta"]; ok {
 		if err := json.Unmarshal(own, &meta); err != nil {
-			return nil, fmt.Errorf("the params' _meta: %w", err)
+			return nil, fmt.Errorf("the params' _meta is not an object: %.40s", own)
+		}
+		if meta == nil {
+			meta = protocol.Meta{} // "_meta": null
 		}
 	}
-	maps.Copy(meta, added)
+	edit(meta)
 	if obj["_meta"], err = json.Marshal(meta); err != nil {
 		return nil, err
 	}
-	out, err := json.Marshal(obj, json.Deterministic(true))
-	return jsontext.Value(out), err
+	return json.Marshal(obj, json.Deterministic(true))
 }
 
 // A question has no name, arguments, progress token or caller of its own.

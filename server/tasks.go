@@ -568,24 +568,9 @@ func (t *taskRun) askLegacy(ctx context.Context, qs []Question) (map[string]json
 
 // withRelatedTask returns params with the related-task _meta added.
 func withRelatedTask(params any, id string) (jsontext.Value, error) {
-	raw, err := json.Marshal(params)
-	if err != nil {
-		return nil, err
-	}
-	var obj map[string]jsontext.Value
-	if err := json.Unmarshal(raw, &obj); err != nil {
-		return nil, err
-	}
-	var meta map[string]any
-	if m, ok := obj["_meta"]; ok {
-		json.Unmarshal(m, &meta)
-	}
-	if meta == nil {
-		meta = map[string]any{}
-	}
-	meta[protocol.MetaRelatedTask] = protocol.RelatedTaskMetadata{TaskID: id}
-	obj["_meta"], _ = json.Marshal(meta)
-	return json.Marshal(obj)
+	return editMeta(params, func(meta protocol.Meta) {
+		meta[protocol.MetaRelatedTask] = protocol.RelatedTaskMetadata{TaskID: id}
+	})
 }
 
 // randomID returns 128 random bits in hex: a task's id, a session's name
