@@ -118,11 +118,16 @@ type Agent struct {
 	OnEvent func(Event)
 	// Conversation is the conversation so far; nil starts one.
 	Conversation *Conversation
+	// Skills are the servers whose skills the model is offered (the
+	// skills extension, see [SkillLoadTool]); nil offers none. A skill
+	// is loaded when the model asks, after the Policy's approval.
+	Skills SkillSource
 
 	emitMu sync.Mutex
 	// warnings are the running turn's warnings, for its result.
 	warnings []string
 	state    toolState
+	skills   skillState
 	// budget counts the model requests and tokens of the running turn,
 	// sampling included.
 	budget budget
@@ -195,6 +200,7 @@ func (a *Agent) Run(ctx context.Context, input ...Part) (res *Result, err error)
 		conv.Messages = append(conv.Messages, UserMessage(input...))
 	}
 	a.budget.reset()
+	a.skills.newTurn()
 	a.takeWarnings()
 	if lim.MaxTime > 0 {
 		var cancel context.CancelFunc

@@ -4,12 +4,15 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ferrymcp/ferry/host"
 	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/skills"
 )
 
 // Mode is how tool calls and sampling requests are approved.
@@ -53,6 +56,19 @@ type Policy struct {
 
 	mu      sync.Mutex
 	session map[string]bool // tools allowed for the rest of the session
+	// skills are the skills allowed for the rest of the session, by
+	// server, URI and the digests of their files (an approval binds to
+	// the content it was given for).
+	skills map[string]bool
+	// grants are the skills' allowed-tools the user granted.
+	grants []toolGrant
+}
+
+// toolGrant is a skill's allowed-tools the user granted: tools of the
+// skill's own server, by name or pattern, that run without asking.
+type toolGrant struct {
+	server string
+	tools  []string
 }
 
 // Question is what the user is asked to approve: a tool call or a
@@ -72,6 +88,25 @@ type Question struct {
 	// and open-world unless it says otherwise). Only a read-only tool may
 	// be allowed for the rest of the session.
 	ReadOnly, Destructive, OpenWorld bool
+	// Skill is set for the load of a skill of Server, or for the grant
+	// of its allowed-tools.
+	Skill *SkillQuestion
+
+	skillKey string // the session approval it gives; "" for none
+}
+
+// SkillQuestion is a skill the model asks to load, from its entry; with
+// AllowedTools set, the question is instead whether to grant them.
+type SkillQuestion struct {
+	Name, URI, Description string
+	// Files and Bytes count the skill's files (SKILL.md included);
+	// Dynamic says the server generates them (no manifest to verify).
+	Files   int
+	Bytes   int64
+	Dynamic bool
+	// AllowedTools are the tools of the server the skill asks to run
+	// without the user's approval (its allowed-tools).
+	AllowedTools []string
 }
 
 // Answer is the user's decision.
@@ -111,7 +146,7 @@ func (p *Policy) decideTool(ctx context.Context, t *host.Tool, args jsontext.Val
 		return verdict{ok: true}
 	}
 	p.mu.Lock()
-	allowed := p.session[t.Name]
+	allowed := p.session[t.Name] || p.granted(t)
 	p.mu.Unlock()
 	if allowed {
 		return verdict{ok: true}
@@ -138,6 +173,80 @@ func (p *Policy) decideSampling(ctx context.Context, server string, req *protoco
 	return p.decide(ctx, &Question{Sampling: req, Server: server}, "sampling requests")
 }
 
+// decideSkill decides the load of a skill of server: approved for the
+// session under the same files, or asked.
+func (p *Policy) decideSkill(ctx context.Context, server string, s *skills.Skill) verdict {
+	if p == nil {
+		return verdict{reason: "not loaded: the host has no approval policy"}
+	}
+	if p.Mode == Deny {
+		return verdict{reason: "not loaded: skill loads are denied (approval mode deny)"}
+	}
+	key := skillApprovalKey(server, s)
+	p.mu.Lock()
+	allowed := key != "" && p.skills[key]
+	p.mu.Unlock()
+	if allowed {
+		return verdict{ok: true}
+	}
+	q := &Question{Server: server, Name: s.Name(), Skill: skillQuestion(s), skillKey: key}
+	return p.decide(ctx, q, "skill loads")
+}
+
+// decideGrant asks whether to grant a skill's allowed-tools, in mode ask
+// with someone to ask; it returns the tools granted, none unless the
+// user said yes. In mode auto every call runs anyway, and without a
+// terminal no grant is made.
+func (p *Policy) decideGrant(ctx context.Context, server string, s *skills.Skill) []string {
+	tools := allowedTools(s)
+	if p == nil || p.Mode != Ask || p.Ask == nil || len(tools) == 0 {
+		return nil
+	}
+	q := &Question{Server: server, Name: s.Name(), Skill: skillQuestion(s)}
+	q.Skill.AllowedTools = tools
+	if a, err := p.Ask(ctx, q); err != nil || a == Refuse {
+		return nil
+	}
+	p.mu.Lock()
+	p.grants = append(p.grants, toolGrant{server: server, tools: tools})
+	p.mu.Unlock()
+	return tools
+}
+
+// granted reports whether a granted allowed-tools covers t: a tool of
+// the granting skill's own server. p.mu is held.
+func (p *Policy) granted(t *host.Tool) bool {
+	for _, g := range p.grants {
+		if _, ok := matchAny(g.tools, t.Tool.Name); ok && g.server == t.Server {
+			return true
+		}
+	}
+	return false
+}
+
+func skillQuestion(s *skills.Skill) *SkillQuestion {
+	q := &SkillQuestion{Name: s.Name(), URI: s.URI, Description: s.Description(), Dynamic: s.Dynamic, Files: len(s.Resources)}
+	for _, r := range s.Resources {
+		q.Bytes += r.Size
+	}
+	return q
+}
+
+// skillApprovalKey binds an approval to the server, the skill and every
+// file's URI and digest; a dynamic skill, whose content is not bound,
+// has none (it is asked for each time).
+func skillApprovalKey(server string, s *skills.Skill) string {
+	if s.Dynamic {
+		return ""
+	}
+	parts := []string{server, s.URI}
+	for _, r := range s.Resources {
+		parts = append(parts, r.URI+"="+r.Digest)
+	}
+	slices.Sort(parts[2:])
+	return strings.Join(parts, "\x00")
+}
+
 // denyMode is the verdict of mode deny.
 func denyMode(what string) verdict {
 	return verdict{reason: "not run: " + what + " are denied (approval mode deny)"}
@@ -157,7 +266,14 @@ func (p *Policy) decide(ctx context.Context, q *Question, what string) verdict {
 	}
 	switch a {
 	case AllowSession:
-		if q.Sampling == nil && q.ReadOnly {
+		if q.skillKey != "" {
+			p.mu.Lock()
+			if p.skills == nil {
+				p.skills = map[string]bool{}
+			}
+			p.skills[q.skillKey] = true
+			p.mu.Unlock()
+		} else if q.Sampling == nil && q.Skill == nil && q.ReadOnly {
 			p.mu.Lock()
 			if p.session == nil {
 				p.session = map[string]bool{}

@@ -23,6 +23,9 @@ type toolSet struct {
 	specs  []ToolSpec
 	names  *Names
 	byName map[string]*host.Tool // by the host's name
+	// skills is the catalog behind the skill tools; nil when they are
+	// not offered.
+	skills *skillCatalog
 }
 
 // toolState is what the agent remembers between steps: the last list,
@@ -41,6 +44,7 @@ type toolState struct {
 func (a *Agent) listTools(ctx context.Context, lim Limits) *toolSet {
 	ts := &toolSet{names: NewNames(nil), byName: map[string]*host.Tool{}}
 	if a.Tools == nil {
+		a.addSkillTools(ctx, ts, lim)
 		return ts
 	}
 	list, err := a.Tools.Tools(ctx)
@@ -70,6 +74,7 @@ func (a *Agent) listTools(ctx context.Context, lim Limits) *toolSet {
 	}
 	a.noteChanges(names)
 	a.checkSchemaSize(size, len(ts.specs), lim.ContextTokens)
+	a.addSkillTools(ctx, ts, lim)
 	return ts
 }
 
@@ -228,11 +233,12 @@ func (a *Agent) warnOnce(key, text string) {
 	}
 }
 
-// pending is a call on its way: its record, the tool, and its result.
+// pending is a call on its way: its record, what it runs once approved
+// (a host tool's call, or a skill tool's), and its result.
 type pending struct {
 	call   *ToolCall
 	rec    *CallRecord
-	tool   *host.Tool
+	run    func(ctx context.Context) (*protocol.CallToolResult, error)
 	args   jsontext.Value
 	result ToolResult
 }
@@ -253,7 +259,7 @@ func (a *Agent) runCalls(ctx context.Context, calls []*ToolCall, ts *toolSet, li
 	}
 	var wg sync.WaitGroup
 	for _, p := range ps {
-		if p.tool == nil {
+		if p.run == nil {
 			continue
 		}
 		wg.Go(func() { a.call(ctx, p, lim) })
@@ -272,25 +278,17 @@ func (a *Agent) runCalls(ctx context.Context, calls []*ToolCall, ts *toolSet, li
 // result here, and its end event.
 func (a *Agent) prepare(ctx context.Context, p *pending, ts *toolSet) {
 	a.emit(Event{Kind: EventToolAsked, Call: p.rec})
-	fail := func(msg string) {
-		p.tool = nil
-		p.rec.Error, p.rec.IsError = msg, true
-		p.rec.Started = time.Now()
-		p.result.Content = []Part{Text(msg)}
-		p.result.IsError = true
-		p.rec.Result = msg
-		if p.rec.Denied {
-			a.emit(Event{Kind: EventToolDenied, Call: p.rec})
-		}
-		a.emit(Event{Kind: EventToolEnd, Call: p.rec})
-	}
+	fail := func(msg string) { a.failCall(p, msg) }
 	name, ok := ts.names.Tool(p.call.Name)
 	t := ts.byName[name]
-	if !ok || t == nil {
+	skill := ts.skills != nil && isSkillTool(p.call.Name)
+	if (!ok || t == nil) && !skill {
 		fail(fmt.Sprintf("Error: there is no tool named %q.", p.call.Name))
 		return
 	}
-	p.rec.Name, p.rec.Server, p.rec.Tool = t.Name, t.Server, t.Tool.Name
+	if !skill {
+		p.rec.Name, p.rec.Server, p.rec.Tool = t.Name, t.Server, t.Tool.Name
+	}
 	args, ok := objectArgs(p.call.Arguments)
 	if !ok {
 		fail(fmt.Sprintf("Error: the arguments of this call are not a JSON object (%s); nothing was run. "+
@@ -302,13 +300,32 @@ func (a *Agent) prepare(ctx context.Context, p *pending, ts *toolSet) {
 		fail("Error: not run: the turn was cancelled.")
 		return
 	}
+	if skill {
+		a.prepareSkill(ctx, p, ts.skills)
+		return
+	}
 	if v := a.Policy.decideTool(ctx, t, args); !v.ok {
 		p.rec.Denied, p.rec.Unasked = true, v.unasked
 		fail(v.reason)
 		return
 	}
 	a.emit(Event{Kind: EventToolApproved, Call: p.rec})
-	p.tool = t
+	p.run = func(ctx context.Context) (*protocol.CallToolResult, error) { return a.Tools.Call(ctx, t.Name, args) }
+}
+
+// failCall answers a call that may not run with an error result, and
+// reports its end.
+func (a *Agent) failCall(p *pending, msg string) {
+	p.run = nil
+	p.rec.Error, p.rec.IsError = msg, true
+	p.rec.Started = time.Now()
+	p.result.Content = []Part{Text(msg)}
+	p.result.IsError = true
+	p.rec.Result = msg
+	if p.rec.Denied {
+		a.emit(Event{Kind: EventToolDenied, Call: p.rec})
+	}
+	a.emit(Event{Kind: EventToolEnd, Call: p.rec})
 }
 
 // argsProblem says what is wrong with arguments that are not an object.
@@ -352,7 +369,7 @@ func (a *Agent) call(ctx context.Context, p *pending, lim Limits) {
 	cctx := client.WithProgress(ctx, func(pp *protocol.ProgressParams) {
 		a.emit(Event{Kind: EventToolProgress, Call: p.rec, Progress: pp})
 	})
-	out, err := a.Tools.Call(cctx, p.tool.Name, p.args)
+	out, err := p.run(cctx)
 	p.rec.Duration = time.Since(p.rec.Started)
 	p.rec.Millis = p.rec.Duration.Milliseconds()
 	switch {
