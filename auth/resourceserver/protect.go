@@ -78,6 +78,11 @@ func (c *Config) serve(w http.ResponseWriter, r *http.Request, h http.Handler) {
 			return
 		}
 	}
+	if !c.heldOverUpgrade(r) {
+		c.log().Error("resourceserver: WebSocket upgrade refused: ToolScopes are held over WebSocket only by the server's ToolScopesMiddleware")
+		http.Error(w, "this server cannot hold its tool scopes over WebSocket", http.StatusNotImplemented)
+		return
+	}
 	if !c.sessions.allowed(r.Header.Get("Mcp-Session-Id"), caller) {
 		// A legacy session belongs to the caller who opened it: another
 		// caller is told it does not exist.

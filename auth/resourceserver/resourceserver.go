@@ -14,7 +14,9 @@
 //     the resource's metadata and the scopes needed (400 invalid_request
 //     for an Authorization header that cannot be read);
 //   - answers a call to a tool that needs scopes the token lacks with 403
-//     insufficient_scope, naming every scope the call needs (ToolScopes);
+//     insufficient_scope, naming every scope the call needs (ToolScopes;
+//     Config.ToolScopesMiddleware holds them for the calls that do not
+//     come one by one over HTTP, the messages of a WebSocket connection);
 //   - binds a legacy session to the caller who opened it;
 //   - gives the handler who is calling (CallerFrom), and never the token
 //     itself: the Authorization header is removed before the handler runs,
@@ -32,6 +34,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-json-experiment/json"
@@ -58,6 +61,9 @@ type Config struct {
 	// Scopes are needed for every request.
 	Scopes []string
 	// ToolScopes are needed, beside Scopes, to call the named tools.
+	// Protect holds them for the calls of POSTs (Streamable HTTP,
+	// HTTP+SSE); a server reached over WebSocket, whose calls are
+	// messages of one connection, holds them with ToolScopesMiddleware.
 	ToolScopes map[string][]string
 	// Implies says which scopes a broader scope grants, e.g.
 	// {"files:admin": {"files:write", "files:read"}}: a token granted
@@ -80,6 +86,9 @@ type Config struct {
 	metaURL  string
 	metaPath string
 	sessions sessionOwners
+	// scopesHeld is set once ToolScopesMiddleware was made: the server
+	// holds ToolScopes for calls that do not cross Protect.
+	scopesHeld atomic.Bool
 }
 
 // ErrInvalidToken is wrapped by a Verifier's error for a token that must
