@@ -1,8 +1,10 @@
 // Package observe instruments MCP servers and clients built on ferry, the
-// gateway among them: Prometheus metrics, OpenTelemetry traces whose
-// context crosses from process to process in the requests' _meta
-// (traceparent and tracestate, as the MCP semantic conventions of
-// OpenTelemetry have it), and structured request logs (log/slog).
+// gateway among them, with all three of: Prometheus metrics (package
+// observe/metrics), OpenTelemetry traces whose context crosses from
+// process to process in the requests' _meta (package observe/tracing),
+// and structured request logs (package observe/logs). A program that
+// wants only one of them imports that package and links only its
+// library: request logs alone link neither Prometheus nor OpenTelemetry.
 //
 // It is optional: ferry's core packages (jsonrpc, protocol, server,
 // client, transport/...) link neither Prometheus nor OpenTelemetry; a
@@ -12,25 +14,31 @@
 //	s := server.New(impl, &server.Options{Receiving: []intercept.Middleware{obs.Middleware("my-server")}})
 //	http.Handle("/metrics", obs.Handler())
 //
-// The server middleware records, for every request, a span named
-// "{mcp.method.name} {target}" (the target being the tool, the prompt or
-// the resource) whose parent is the trace context the client sent in
-// _meta; the counts, durations and requests in flight by server, method,
-// tool, era and outcome; and a log line. [Observer.Call] does the same on
-// the client side of a request and puts the trace context into its _meta,
-// so that a trace goes on into the server it calls.
+// The server middleware records, for every request, a span whose parent
+// is the trace context the client sent in _meta; the counts, durations
+// and requests in flight by server, method, tool, era and outcome; and a
+// log line with the span's trace id. [Observer.SendingMiddleware] does
+// the same on the client side of a request and puts the trace context
+// into its _meta, so that a trace goes on into the server it calls.
 package observe
 
 import (
+	"context"
+	"errors"
 	"log/slog"
 	"net/http"
+	"slices"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/propagation"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
-	"go.opentelemetry.io/otel/trace/noop"
+
+	"github.com/ferrymcp/ferry/intercept"
+	"github.com/ferrymcp/ferry/observe/logs"
+	"github.com/ferrymcp/ferry/observe/metrics"
+	"github.com/ferrymcp/ferry/observe/tracing"
 )
 
 // Options configure an [Observer]. The zero value is usable.
@@ -43,8 +51,8 @@ type Options struct {
 	Gatherer prometheus.Gatherer
 	// TracerProvider makes the spans; nil means OpenTelemetry's global
 	// provider (a no-op one unless the program set another, for example
-	// with [TracerProviderFromEnv]). With a [noop.TracerProvider], no
-	// span is started at all (the cheapest way to keep only metrics).
+	// with [TracerProviderFromEnv]). With a noop.TracerProvider, no span
+	// is started at all (the cheapest way to keep only metrics).
 	TracerProvider trace.TracerProvider
 	// Propagator reads and writes the trace context of _meta; nil means
 	// W3C Trace Context (traceparent, tracestate) and Baggage.
@@ -57,15 +65,11 @@ type Options struct {
 // Observer holds the instruments. Its methods are safe for concurrent
 // use.
 type Observer struct {
-	m      *metrics
-	gather prometheus.Gatherer
-	tracer trace.Tracer
-	prop   propagation.TextMapPropagator
-	log    *slog.Logger
+	metrics *metrics.Metrics
+	tracing *tracing.Tracing
+	logs    *logs.Log // nil: no logger
+	gather  prometheus.Gatherer
 }
-
-// instrumentation is the name of the tracer.
-const instrumentation = "github.com/ferrymcp/ferry/observe"
 
 // New returns an Observer whose metrics are registered with
 // opts.Registerer.
@@ -74,39 +78,85 @@ func New(opts *Options) (*Observer, error) {
 	if opts != nil {
 		o = *opts
 	}
-	obs := &Observer{log: o.Logger, prop: o.Propagator}
+	obs := &Observer{gather: o.Gatherer}
 	reg := o.Registerer
-	obs.gather = o.Gatherer
 	if reg == nil {
 		r := prometheus.NewRegistry()
 		reg, obs.gather = r, r
 	} else if obs.gather == nil {
 		obs.gather = prometheus.DefaultGatherer
 	}
-	m, err := newMetrics(reg)
+	m, err := metrics.New(reg)
 	if err != nil {
 		return nil, err
 	}
-	obs.m = m
-	tp := o.TracerProvider
-	if tp == nil {
-		tp = otel.GetTracerProvider()
-	}
-	if _, off := tp.(noop.TracerProvider); !off {
-		// With the no-op provider, no span is made at all: the trace
-		// context that came in still goes on to the servers called.
-		obs.tracer = tp.Tracer(instrumentation)
-	}
-	if obs.prop == nil {
-		obs.prop = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
-	}
-	if obs.log == nil {
-		obs.log = slog.New(slog.DiscardHandler)
+	obs.metrics = m
+	obs.tracing = tracing.New(&tracing.Options{TracerProvider: o.TracerProvider, Propagator: o.Propagator})
+	if o.Logger != nil {
+		obs.logs = logs.New(&logs.Options{Logger: o.Logger, Attrs: tracing.LogAttrs})
 	}
 	return obs, nil
+}
+
+// Middleware returns receiving middleware that observes every request of
+// a server, named name in the metrics and logs: the span outermost, so
+// that the time counted and the log line are the span's.
+func (o *Observer) Middleware(name string) intercept.Middleware {
+	return chain(o.tracing.Middleware(), o.metrics.Middleware(name), o.logMiddleware(name, (*logs.Log).Middleware))
+}
+
+// SendingMiddleware returns a client's sending middleware that observes
+// every request the client sends to the server named server: it starts a
+// client span, puts the trace context into the request's _meta
+// (intercept.Request.Meta) so that the server's spans join the trace,
+// counts the request and its time, and logs it. A gateway installs it on
+// its clients to its servers (through their client.Options).
+func (o *Observer) SendingMiddleware(server string) intercept.Middleware {
+	return chain(o.tracing.SendingMiddleware(server), o.metrics.SendingMiddleware(server), o.logMiddleware(server, (*logs.Log).SendingMiddleware))
+}
+
+// logMiddleware is the logs' middleware, nil without a logger.
+func (o *Observer) logMiddleware(name string, of func(*logs.Log, string) intercept.Middleware) intercept.Middleware {
+	if o.logs == nil {
+		return nil
+	}
+	return of(o.logs, name)
+}
+
+// chain makes one middleware of mw, the first outermost; nil ones are
+// left out.
+func chain(mw ...intercept.Middleware) intercept.Middleware {
+	mw = slices.DeleteFunc(mw, func(m intercept.Middleware) bool { return m == nil })
+	return func(next intercept.Handler) intercept.Handler { return intercept.Chain(next, mw...) }
 }
 
 // Handler serves the metrics in the Prometheus exposition format.
 func (o *Observer) Handler() http.Handler {
 	return promhttp.HandlerFor(o.gather, promhttp.HandlerOpts{})
+}
+
+// State is what a program with sessions and upstream servers (the
+// gateway) reports of itself at each scrape.
+type State = metrics.State
+
+// Upstream is the state of one server a program connects to.
+type Upstream = metrics.Upstream
+
+// Watch registers metrics read from state at each scrape: sessions by
+// era and revision, upstream restarts, and each upstream's state. A nil
+// reg means the Observer's own registry.
+func (o *Observer) Watch(reg prometheus.Registerer, state func() State) error {
+	if reg == nil {
+		r, ok := o.gather.(prometheus.Registerer)
+		if !ok {
+			return errors.New("observe: no registry to watch with")
+		}
+		reg = r
+	}
+	return metrics.Watch(reg, state)
+}
+
+// TracerProviderFromEnv is [tracing.TracerProviderFromEnv].
+func TracerProviderFromEnv(ctx context.Context, service string) (*sdktrace.TracerProvider, func(context.Context) error, error) {
+	return tracing.TracerProviderFromEnv(ctx, service)
 }

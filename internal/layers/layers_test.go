@@ -18,6 +18,12 @@ import (
 
 const module = "github.com/ferrymcp/ferry"
 
+// The roots of the observability libraries.
+const (
+	prom = "github.com/prometheus"
+	otel = "go.opentelemetry.io"
+)
+
 // library is the root module's packages that programs import, each with
 // the module's packages it links (its transitive, non-test deps), and
 // all of its deps.
@@ -128,6 +134,9 @@ func TestLinks(t *testing.T) {
 		{"host", []string{"github.com/coder/websocket", module + "/websocket"}, "the WebSocket transport is given by the program that wants it (Options.Dialers)"},
 		{"transport/streamable", []string{module + "/server", module + "/jsonschema"}, "a client links no server: the handler is package streamablehandler"},
 		{"transport/sse", []string{module + "/server", module + "/jsonschema"}, "a client links no server: the handler is package ssehandler"},
+		{"observe/logs", []string{prom, otel}, "request logs alone link neither Prometheus nor OpenTelemetry"},
+		{"observe/metrics", []string{otel}, "metrics link no OpenTelemetry"},
+		{"observe/tracing", []string{prom}, "traces link no Prometheus"},
 	} {
 		p, ok := lib[tc.pkg]
 		if !ok {

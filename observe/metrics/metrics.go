@@ -1,4 +1,9 @@
-package observe
+// Package metrics counts and times the requests an MCP server serves and
+// a client sends, in Prometheus metrics by server, method, tool, era and
+// outcome, and what a gateway reports of its sessions and upstreams
+// ([Watch]). It links Prometheus, not OpenTelemetry; package observe puts
+// it together with logs and traces.
+package metrics
 
 import (
 	"sync"
@@ -6,8 +11,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// metrics are the Prometheus instruments.
-type metrics struct {
+// Metrics are the Prometheus instruments. Its methods are safe for
+// concurrent use.
+type Metrics struct {
 	requests *prometheus.CounterVec   // server side: server, method, tool, era, outcome
 	duration *prometheus.HistogramVec // server side: server, method, tool
 	inflight *prometheus.GaugeVec     // server side: server, method
@@ -21,8 +27,9 @@ type metrics struct {
 // buckets span a fast in-process call to a slow tool, in seconds.
 var buckets = []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60}
 
-func newMetrics(reg prometheus.Registerer) (*metrics, error) {
-	m := &metrics{
+// New returns the instruments, registered with reg.
+func New(reg prometheus.Registerer) (*Metrics, error) {
+	m := &Metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "mcp_server_requests_total",
 			Help: "Requests served, by server, method, tool (tools/call), protocol era and outcome (ok, tool_error, input_required, error).",
@@ -57,14 +64,6 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	}
 	return m, nil
 }
-
-// The outcomes of a request.
-const (
-	outcomeOK            = "ok"
-	outcomeToolError     = "tool_error"
-	outcomeInputRequired = "input_required"
-	outcomeError         = "error"
-)
 
 // A cache holds the series of a metric vector by their labels, looked up
 // once: a Vec's WithLabelValues hashes its labels and allocates their
@@ -111,33 +110,33 @@ type series struct {
 	requests, calls    cache[outcomeKey, prometheus.Counter]
 }
 
-func (m *metrics) inflightOf(k methodKey) prometheus.Gauge {
+func (m *Metrics) inflightOf(k methodKey) prometheus.Gauge {
 	return m.cached.inflight.get(k, func() prometheus.Gauge { return m.inflight.WithLabelValues(k.server, k.method) })
 }
 
-func (m *metrics) durationOf(k toolKey) prometheus.Observer {
+func (m *Metrics) durationOf(k toolKey) prometheus.Observer {
 	return m.cached.duration.get(k, func() prometheus.Observer {
 		return m.duration.WithLabelValues(k.server, k.method, k.tool)
 	})
 }
 
-func (m *metrics) requestsOf(k outcomeKey) prometheus.Counter {
+func (m *Metrics) requestsOf(k outcomeKey) prometheus.Counter {
 	return m.cached.requests.get(k, func() prometheus.Counter {
 		return m.requests.WithLabelValues(k.server, k.method, k.tool, k.era, k.outcome)
 	})
 }
 
-func (m *metrics) callingOf(k methodKey) prometheus.Gauge {
+func (m *Metrics) callingOf(k methodKey) prometheus.Gauge {
 	return m.cached.calling.get(k, func() prometheus.Gauge { return m.calling.WithLabelValues(k.server, k.method) })
 }
 
-func (m *metrics) callTimeOf(k toolKey) prometheus.Observer {
+func (m *Metrics) callTimeOf(k toolKey) prometheus.Observer {
 	return m.cached.callTime.get(k, func() prometheus.Observer {
 		return m.callTime.WithLabelValues(k.server, k.method, k.tool)
 	})
 }
 
-func (m *metrics) callsOf(k outcomeKey) prometheus.Counter {
+func (m *Metrics) callsOf(k outcomeKey) prometheus.Counter {
 	return m.cached.calls.get(k, func() prometheus.Counter {
 		return m.calls.WithLabelValues(k.server, k.method, k.tool, k.outcome)
 	})
@@ -145,7 +144,7 @@ func (m *metrics) callsOf(k outcomeKey) prometheus.Counter {
 
 // dropInflight removes the in-flight series of a method the server does
 // not serve, made when its request came in.
-func (m *metrics) dropInflight(k methodKey) {
+func (m *Metrics) dropInflight(k methodKey) {
 	c := &m.cached.inflight
 	c.mu.Lock()
 	delete(c.m, k)
