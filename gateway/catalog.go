@@ -187,6 +187,7 @@ func (f *front) resourceCatalog(ctx context.Context, req *server.Request) *catal
 				continue
 			}
 			for _, r := range lists[i] {
+				r.URI = f.outward(u, r.URI) // a skill's files apart per server
 				if _, dup := c.owners[r.URI]; !dup {
 					c.owners[r.URI] = u
 					c.items = append(c.items, r)
@@ -207,6 +208,7 @@ func (f *front) templateCatalog(ctx context.Context, req *server.Request) *catal
 				continue
 			}
 			for _, t := range lists[i] {
+				t.URITemplate = f.outward(u, t.URITemplate)
 				if _, dup := c.owners[t.URITemplate]; dup {
 					continue
 				}

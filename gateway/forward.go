@@ -12,6 +12,7 @@ import (
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
+	"github.com/ferrymcp/ferry/skills"
 )
 
 // serve is the endpoint's middleware: the requests about tools, prompts,
@@ -53,6 +54,8 @@ func (f *front) serve(next intercept.Handler) intercept.Handler {
 			return f.subscribe(ctx, ir, next)
 		case protocol.MethodSubscriptionsListen:
 			return f.listen(ctx, ir, next)
+		case skills.MethodList, skills.MethodGet, skills.MethodReadDirectory:
+			return served(f.skillsMethod(ctx, req))
 		}
 		return next(ctx, ir)
 	}
@@ -325,7 +328,7 @@ func (f *front) readResource(ctx context.Context, req *server.Request) (any, err
 	if err := decode(req, &p); err != nil {
 		return nil, err
 	}
-	u, err := f.owner(ctx, req, p.URI)
+	u, upURI, err := f.resourceRoute(ctx, req, p.URI)
 	if err != nil {
 		return nil, err
 	}
@@ -333,13 +336,16 @@ func (f *front) readResource(ctx context.Context, req *server.Request) (any, err
 	if err != nil {
 		return nil, err
 	}
-	return f.forwardValue(ctx, req, l, kind{req.Method, p.URI}, p.MRTRParams, func(ctx context.Context, c *client.Client) (any, error) {
-		res, err := c.ReadResourceWith(ctx, &protocol.ReadResourceParams{URI: p.URI, Meta: passMeta(p.Meta)})
+	return f.forwardValue(ctx, req, l, kind{req.Method, upURI}, p.MRTRParams, func(ctx context.Context, c *client.Client) (any, error) {
+		res, err := c.ReadResourceWith(ctx, &protocol.ReadResourceParams{URI: upURI, Meta: passMeta(p.Meta)})
 		if err != nil {
 			return nil, err
 		}
 		result(req, &res.ResultFields)
 		res.CacheFields = protocol.CacheFields{}
+		for i := range res.Contents {
+			res.Contents[i].URI = f.outward(u, res.Contents[i].URI)
+		}
 		return res, nil
 	})
 }

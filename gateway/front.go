@@ -43,6 +43,7 @@ func newFront(g *Gateway, only *upstream) *front {
 			Logging:     &protocol.LoggingCapability{},
 		},
 	})
+	declareSkills(f)
 	base := ""
 	if only != nil {
 		base = "/servers/" + only.name
