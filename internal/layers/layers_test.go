@@ -132,6 +132,7 @@ func TestLinks(t *testing.T) {
 		why     string
 	}{
 		{"host", []string{"github.com/coder/websocket", module + "/websocket"}, "the WebSocket transport is given by the program that wants it (Options.Dialers)"},
+		{"client", []string{module + "/server", module + "/jsonschema"}, "a client links no server"},
 		{"transport/streamable", []string{module + "/server", module + "/jsonschema"}, "a client links no server: the handler is package streamablehandler"},
 		{"transport/sse", []string{module + "/server", module + "/jsonschema"}, "a client links no server: the handler is package ssehandler"},
 		{"observe/logs", []string{prom, otel}, "request logs alone link neither Prometheus nor OpenTelemetry"},
