@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -392,7 +393,7 @@ func (a *Agent) loadSkill(ctx context.Context, e *skillEntry, grant []string) (*
 	writeFiles(&b, e)
 	writeGrant(&b, e, grant)
 	b.WriteString("\n")
-	b.Write(body)
+	b.Write(bytes.TrimLeft(body, "\r\n"))
 	return &protocol.CallToolResult{Content: []protocol.Content{{Type: protocol.ContentText, Text: b.String()}}}, nil
 }
 

@@ -198,6 +198,7 @@ func (o *cli) startAgent(f *agentFlags, watch bool,
 	}
 	r.sess = sess
 	a.Tools = sess.Host
+	a.Skills = agent.HostSkills(sess.Host)
 	return r, nil
 }
 
