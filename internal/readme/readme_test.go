@@ -144,3 +144,13 @@ func TestGreeter(t *testing.T) {
 		}
 	}
 }
+
+// TestSkills: the README's skills example serves its embedded skill and
+// reads it back, verified.
+func TestSkills(t *testing.T) {
+	out, err := exec.Command(build(t, "skills")).CombinedOutput()
+	want := "release-notes: Write release notes from a list of merged changes\nOne line a change, in the past tense.\n"
+	if err != nil || string(out) != want {
+		t.Errorf("skills: %v\n%s\nwant %q", err, out, want)
+	}
+}
