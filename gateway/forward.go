@@ -409,23 +409,23 @@ func (f *front) subscribe(ctx context.Context, ir *intercept.Request, next inter
 		f.subs.drop(req.Session, p.URI)
 		return next(ctx, ir)
 	}
-	u, err := f.owner(ctx, req, p.URI)
+	u, upURI, err := f.resourceRoute(ctx, req, p.URI)
 	if err != nil {
 		return intercept.Result{}, err
 	}
 	if f.subs.has(req.Session, p.URI) {
 		return next(ctx, ir)
 	}
-	l, err := u.subscribe(ctx, req, p.URI)
+	l, err := u.subscribe(ctx, req, upURI)
 	if err != nil {
 		return intercept.Result{}, err
 	}
 	res, err := next(ctx, ir)
 	if err != nil {
-		l.unsubscribe(p.URI)
+		l.unsubscribe(upURI)
 		return intercept.Result{}, err
 	}
-	f.subs.add(f.g, req.Session, p.URI, l)
+	f.subs.add(f.g, req.Session, p.URI, upstreamSub{l, upURI})
 	return res, nil
 }
 
@@ -438,16 +438,16 @@ func (f *front) listen(ctx context.Context, ir *intercept.Request, next intercep
 		return intercept.Result{}, err
 	}
 	for _, uri := range p.Notifications.ResourceSubscriptions {
-		u, err := f.owner(ctx, req, uri)
+		u, upURI, err := f.resourceRoute(ctx, req, uri)
 		if err != nil {
 			continue // the stream still carries what else it asked for
 		}
-		l, err := u.subscribe(ctx, req, uri)
+		l, err := u.subscribe(ctx, req, upURI)
 		if err != nil {
-			f.g.log.Warn("gateway: subscribing upstream failed", "server", u.name, "uri", uri, "error", err)
+			f.g.log.Warn("gateway: subscribing upstream failed", "server", u.name, "uri", upURI, "error", err)
 			continue
 		}
-		defer l.unsubscribe(uri)
+		defer l.unsubscribe(upURI)
 	}
 	return next(ctx, ir)
 }

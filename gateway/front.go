@@ -102,10 +102,19 @@ func page[T any](f *front, req *server.Request, c *catalog[T], result func(items
 }
 
 // sessionSubs are the upstream subscriptions of an endpoint's legacy
-// sessions, given up when a session ends.
+// sessions, by the URI the client subscribed to, given up when a session
+// ends.
 type sessionSubs struct {
 	mu sync.Mutex
-	m  map[*server.Session]map[string]*link
+	m  map[*server.Session]map[string]upstreamSub
+}
+
+// upstreamSub is one subscription upstream: the link and the server's URI
+// (another than the client's for a skill:// URI of the aggregated
+// endpoint).
+type upstreamSub struct {
+	l   *link
+	uri string
 }
 
 func (s *sessionSubs) has(sess *server.Session, uri string) bool {
@@ -115,15 +124,15 @@ func (s *sessionSubs) has(sess *server.Session, uri string) bool {
 	return ok
 }
 
-func (s *sessionSubs) add(g *Gateway, sess *server.Session, uri string, l *link) {
+func (s *sessionSubs) add(g *Gateway, sess *server.Session, uri string, sub upstreamSub) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.m == nil {
-		s.m = map[*server.Session]map[string]*link{}
+		s.m = map[*server.Session]map[string]upstreamSub{}
 	}
 	m := s.m[sess]
 	if m == nil {
-		m = map[string]*link{}
+		m = map[string]upstreamSub{}
 		s.m[sess] = m
 		g.wg.Go(func() {
 			select {
@@ -134,23 +143,23 @@ func (s *sessionSubs) add(g *Gateway, sess *server.Session, uri string, l *link)
 			m := s.m[sess]
 			delete(s.m, sess)
 			s.mu.Unlock()
-			for uri, l := range m {
-				l.unsubscribe(uri)
+			for _, sub := range m {
+				sub.l.unsubscribe(sub.uri)
 			}
 		})
 	}
-	if old := m[uri]; old != nil {
-		old.unsubscribe(uri)
+	if old, ok := m[uri]; ok {
+		old.l.unsubscribe(old.uri)
 	}
-	m[uri] = l
+	m[uri] = sub
 }
 
 func (s *sessionSubs) drop(sess *server.Session, uri string) {
 	s.mu.Lock()
-	l := s.m[sess][uri]
+	sub, ok := s.m[sess][uri]
 	delete(s.m[sess], uri)
 	s.mu.Unlock()
-	if l != nil {
-		l.unsubscribe(uri)
+	if ok {
+		sub.l.unsubscribe(sub.uri)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/config"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
@@ -27,6 +28,12 @@ var skillDirs = map[string]string{
 // skillServer serves the skills of skillDirs[name] over Streamable HTTP,
 // statelessly when stateless is set.
 func skillServer(t *testing.T, name string, stateless bool) *config.Server {
+	cfg, _ := skillServerOf(t, name, stateless)
+	return cfg
+}
+
+// skillServerOf is skillServer, and the server it runs.
+func skillServerOf(t *testing.T, name string, stateless bool) (*config.Server, *server.Server) {
 	s := server.New(protocol.Implementation{Name: name, Version: "1.0.0"}, nil)
 	if err := skills.Serve(s, nil).AddFS(os.DirFS(skillDirs[name])); err != nil {
 		t.Fatal(err)
@@ -38,7 +45,7 @@ func skillServer(t *testing.T, name string, stateless bool) *config.Server {
 		ts.CloseClientConnections()
 		ts.Close()
 	})
-	return &config.Server{Name: name, Transport: config.HTTP, URL: ts.URL + "/mcp"}
+	return &config.Server{Name: name, Transport: config.HTTP, URL: ts.URL + "/mcp"}, s
 }
 
 // listSkills returns every skill entry of c's endpoint.
@@ -210,5 +217,43 @@ func TestSkillsUnknownServer(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// A client of the aggregated endpoint subscribes to a skill file under
+// the URI it sees: the subscription goes to the server that URI names,
+// under the server's URI, and the server's updates come back under the
+// client's.
+func TestSkillSubscriptions(t *testing.T) {
+	a, srvA := skillServerOf(t, "a", false)
+	b, srvB := skillServerOf(t, "b", true)
+	_, url := start(t, []*config.Server{a, b}, nil)
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			ctx := ctxT(t)
+			updated := make(chan string, 10)
+			c := connect(t, url+"/mcp", era.version, &client.Options{OnResourceUpdated: func(uri string) { updated <- uri }})
+			for _, name := range []string{"a", "b"} {
+				unsub, err := c.Subscribe(ctx, "skill://"+name+"/pdf-processing/SKILL.md")
+				if err != nil {
+					t.Fatalf("subscribe %s: %v", name, err)
+				}
+				defer unsub(ctx)
+			}
+			for _, tc := range []struct {
+				srv  *server.Server
+				want string
+			}{{srvB, "skill://b/pdf-processing/SKILL.md"}, {srvA, "skill://a/pdf-processing/SKILL.md"}} {
+				tc.srv.ResourceUpdated(ctx, "skill://pdf-processing/SKILL.md")
+				select {
+				case uri := <-updated:
+					if uri != tc.want {
+						t.Errorf("update of %s, want %s", uri, tc.want)
+					}
+				case <-ctx.Done():
+					t.Fatalf("no update of %s", tc.want)
+				}
+			}
+		})
 	}
 }

@@ -205,7 +205,7 @@ func (u *upstream) listChanged(method string) {
 // resourceUpdated tells the clients subscribed to uri.
 func (u *upstream) resourceUpdated(uri string) {
 	for _, f := range u.g.frontsOf(u) {
-		f.srv.ResourceUpdated(context.Background(), uri)
+		f.srv.ResourceUpdated(context.Background(), f.outward(u, uri))
 	}
 }
 
