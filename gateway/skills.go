@@ -76,7 +76,9 @@ func (f *front) skillsMethod(ctx context.Context, req *server.Request) (any, err
 	switch req.Method {
 	case skills.MethodList:
 		return page(f, req, f.skillCatalog(ctx, req), func(items []skills.Skill, next string) any {
-			return &skills.ListResult{Skills: items, NextCursor: next}
+			res := &skills.ListResult{Skills: items, NextCursor: next}
+			f.stamp(req, &res.ResultFields, &res.CacheFields)
+			return res
 		})
 	case skills.MethodGet:
 		return f.getSkill(ctx, req)
@@ -129,7 +131,7 @@ func (l *link) skills(ctx context.Context) ([]skills.Skill, error) {
 // URI there: a skill:// URI names its server; another scheme's belongs to
 // the first server listing a skill at or above it.
 func (f *front) skillRoute(ctx context.Context, req *server.Request, uri string) (*upstream, string, error) {
-	return f.route(ctx, req, uri, func() *upstream {
+	u, upURI, err := f.route(ctx, req, uri, func() *upstream {
 		ups := f.upstreams()
 		lists, _ := gather(ctx, req, ups, (*link).skills)
 		for i, u := range ups {
@@ -142,6 +144,16 @@ func (f *front) skillRoute(ctx context.Context, req *server.Request, uri string)
 		}
 		return nil
 	})
+	if err != nil {
+		return nil, "", noSkill(uri)
+	}
+	return u, upURI, nil
+}
+
+// noSkill is the error for a URI no skill or skill directory is at: invalid
+// params in both eras, as the extension's methods answer it.
+func noSkill(uri string) error {
+	return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "no skill is served at %s", uri)
 }
 
 // resourceRoute finds the upstream of a resource and its URI there:
@@ -186,7 +198,7 @@ func (f *front) skillCall(ctx context.Context, req *server.Request, uri string,
 	return f.forwardValue(ctx, req, l, kind{req.Method, upURI}, protocol.MRTRParams{}, func(ctx context.Context, c *client.Client) (any, error) {
 		sc := skills.NewClient(c)
 		if !sc.Supported() {
-			return nil, notFound(req, uri)
+			return nil, noSkill(uri)
 		}
 		return run(ctx, sc, u, upURI)
 	})
@@ -202,7 +214,9 @@ func (f *front) getSkill(ctx context.Context, req *server.Request) (any, error) 
 		if err != nil {
 			return nil, err
 		}
-		return &skills.GetResult{Skill: f.outwardSkill(u, *s)}, nil
+		res := &skills.GetResult{Skill: f.outwardSkill(u, *s)}
+		f.stamp(req, &res.ResultFields, &res.CacheFields)
+		return res, nil
 	})
 }
 
@@ -224,6 +238,29 @@ func (f *front) readDirectory(ctx context.Context, req *server.Request) (any, er
 			r.URI = f.outward(u, r.URI)
 			out.Resources[i] = r
 		}
+		f.stamp(req, &out.ResultFields, nil)
 		return out, nil
 	})
+}
+
+// stamp adds what a result of the stateless era carries, which the
+// endpoint's server adds only to the results of the base protocol:
+// resultType, the gateway's identity and, for skills/list and skills/get,
+// caching hints. The gateway keeps no skill entries (they are the
+// servers' to change), so ttlMs is 0; the scope is private when a server
+// runs a process per client, whose skills may be that client's own.
+func (f *front) stamp(req *server.Request, rf *protocol.ResultFields, cf *protocol.CacheFields) {
+	if !req.Stateless() {
+		return
+	}
+	rf.ResultType = protocol.ResultComplete
+	rf.Meta = protocol.Meta{protocol.MetaServerInfo: f.g.impl}
+	if cf == nil {
+		return
+	}
+	var zero int64
+	cf.TTLMs, cf.CacheScope = &zero, protocol.CachePublic
+	if !f.cacheable(req) {
+		cf.CacheScope = protocol.CachePrivate
+	}
 }

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/config"
+	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/skills"
@@ -191,7 +193,9 @@ func splitServer(uri string) (name, upURI string) {
 
 // A skill URI of the aggregated endpoint names its server: one without a
 // server, or naming none the gateway has, is not found, in either era and
-// whichever method asks.
+// whichever method asks: invalid params for the extension's methods (as
+// its specification asks), the era's resource-not-found for
+// resources/read.
 func TestSkillsUnknownServer(t *testing.T) {
 	_, url := start(t, []*config.Server{skillServer(t, "a", false)}, nil)
 	tests := []struct{ name, uri string }{
@@ -199,22 +203,19 @@ func TestSkillsUnknownServer(t *testing.T) {
 		{"unknown server", "skill://zz/pdf-processing/SKILL.md"},
 		{"bare server", "skill://a"},
 	}
+	notFound := map[string]int64{"legacy": protocol.CodeResourceNotFound, "stateless": jsonrpc.CodeInvalidParams}
 	for _, era := range eras {
 		c := connect(t, url+"/mcp", era.version, nil)
 		sc := skills.NewClient(c)
 		for _, tc := range tests {
 			t.Run(era.name+"/"+tc.name, func(t *testing.T) {
 				ctx := ctxT(t)
-				if _, err := c.ReadResource(ctx, tc.uri); err == nil || !strings.Contains(err.Error(), "not found") {
-					t.Errorf("resources/read: %v", err)
-				}
-				if _, err := sc.Get(ctx, tc.uri); err == nil || !strings.Contains(err.Error(), "not found") {
-					t.Errorf("skills/get: %v", err)
-				}
-				_, err := sc.ReadDirectory(ctx, tc.uri, "")
-				if err == nil || !strings.Contains(err.Error(), "not found") {
-					t.Errorf("resources/directory/read: %v", err)
-				}
+				_, err := c.ReadResource(ctx, tc.uri)
+				wantCode(t, "resources/read", err, notFound[era.name])
+				_, err = sc.Get(ctx, tc.uri)
+				wantCode(t, "skills/get", err, jsonrpc.CodeInvalidParams)
+				_, err = sc.ReadDirectory(ctx, tc.uri, "")
+				wantCode(t, "resources/directory/read", err, jsonrpc.CodeInvalidParams)
 			})
 		}
 	}
@@ -253,6 +254,47 @@ func TestSkillSubscriptions(t *testing.T) {
 				case <-ctx.Done():
 					t.Fatalf("no update of %s", tc.want)
 				}
+			}
+		})
+	}
+}
+
+func wantCode(t *testing.T, method string, err error, code int64) {
+	t.Helper()
+	var rpc *jsonrpc.Error
+	if !errors.As(err, &rpc) || rpc.Code != code {
+		t.Errorf("%s: %v, want error code %d", method, err, code)
+	}
+}
+
+// The extension's results in the stateless era carry what every result
+// does (resultType, the server's identity) and skills/list and skills/get
+// the caching hints, which the endpoint's server adds only to the base
+// protocol's results.
+func TestSkillsStatelessResultFields(t *testing.T) {
+	_, url := start(t, []*config.Server{skillServer(t, "a", true)}, nil)
+	tests := []struct {
+		method string
+		params any
+		cache  bool
+	}{
+		{skills.MethodList, &skills.ListParams{}, true},
+		{skills.MethodGet, &skills.GetParams{URI: "skill://a/pdf-processing/SKILL.md"}, true},
+		{skills.MethodReadDirectory, &skills.ReadDirectoryParams{URI: "skill://a/pdf-processing"}, false},
+	}
+	c := connect(t, url+"/mcp", protocol.Version20260728, nil)
+	for _, tc := range tests {
+		t.Run(tc.method, func(t *testing.T) {
+			var res map[string]any
+			if err := c.CallMethod(ctxT(t), tc.method, tc.params, &res); err != nil {
+				t.Fatal(err)
+			}
+			meta, _ := res["_meta"].(map[string]any)
+			if res["resultType"] != "complete" || meta[protocol.MetaServerInfo] == nil {
+				t.Errorf("resultType %v, _meta %v", res["resultType"], res["_meta"])
+			}
+			if _, ttl := res["ttlMs"]; tc.cache && (!ttl || res["cacheScope"] == nil) {
+				t.Errorf("caching hints missing: ttlMs %v, cacheScope %v", res["ttlMs"], res["cacheScope"])
 			}
 		})
 	}
