@@ -25,7 +25,7 @@ func (s *Server) connect() (*client.Client, *stdio.ClientStream, error) {
 	defer cancel()
 	go func() {
 		select {
-		case <-s.h.closing:
+		case <-s.quit:
 			cancel()
 		case <-base.Done():
 		}

@@ -135,8 +135,10 @@ const (
 
 // Host runs a set of servers. Its methods are safe for concurrent use.
 type Host struct {
-	opts    Options
-	log     *slog.Logger
+	opts Options
+	log  *slog.Logger
+
+	smu     sync.RWMutex // guards servers and byName, which Apply replaces
 	servers []*Server
 	byName  map[string]*Server
 
@@ -203,12 +205,19 @@ func orDefault(d, def time.Duration) time.Duration {
 }
 
 // Servers returns the servers in configuration order.
-func (h *Host) Servers() []*Server { return slices.Clone(h.servers) }
+func (h *Host) Servers() []*Server {
+	h.smu.RLock()
+	defer h.smu.RUnlock()
+	return slices.Clone(h.servers)
+}
 
 // Server returns the server of that name, or an *[Error] of kind
 // KindUnknown.
 func (h *Host) Server(name string) (*Server, error) {
-	if s, ok := h.byName[name]; ok {
+	h.smu.RLock()
+	s, ok := h.byName[name]
+	h.smu.RUnlock()
+	if ok {
 		return s, nil
 	}
 	return nil, &Error{Kind: KindUnknown, Err: errors.New("no server named " + quote(name))}
@@ -221,7 +230,7 @@ func (h *Host) Server(name string) (*Server, error) {
 func (h *Host) Start(ctx context.Context, names ...string) error {
 	var list []*Server
 	if len(names) == 0 {
-		for _, s := range h.servers {
+		for _, s := range h.Servers() {
 			if !s.cfg.Disabled {
 				list = append(list, s)
 			}
@@ -235,6 +244,12 @@ func (h *Host) Start(ctx context.Context, names ...string) error {
 			list = append(list, s)
 		}
 	}
+	return startAll(ctx, list)
+}
+
+// startAll starts servers all at once and waits until each is ready, has
+// failed, or ctx is done.
+func startAll(ctx context.Context, list []*Server) error {
 	for _, s := range list {
 		s.start()
 	}
@@ -250,6 +265,9 @@ func (h *Host) Start(ctx context.Context, names ...string) error {
 // Close stops every server and waits for them to exit.
 func (h *Host) Close() error {
 	h.closeOnce.Do(func() { close(h.closing) })
+	for _, s := range h.Servers() {
+		s.shut()
+	}
 	h.wg.Wait()
 	return nil
 }

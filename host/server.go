@@ -88,10 +88,17 @@ type Server struct {
 	tools    []protocol.Tool
 	toolsGen int // bumped when the list changes
 	http     *httpRecorder
+
+	// quit is closed to stop the server: by Host.Close, or by Apply when
+	// its entry is removed or changed; exited is closed when its life
+	// (run) has ended.
+	quit     chan struct{}
+	quitOnce sync.Once
+	exited   chan struct{}
 }
 
 func newServer(h *Host, cfg *config.Server) *Server {
-	s := &Server{h: h, cfg: cfg, changed: make(chan struct{})}
+	s := &Server{h: h, cfg: cfg, changed: make(chan struct{}), quit: make(chan struct{}), exited: make(chan struct{})}
 	s.status = Status{Name: cfg.Name, Transport: cfg.Transport, Since: time.Now()}
 	switch {
 	case cfg.Disabled:
@@ -150,14 +157,15 @@ func (s *Server) start() {
 	if s.started || s.state == Failed || s.state == Disabled {
 		return
 	}
-	select {
-	case <-s.h.closing:
+	if s.closing() {
 		return
-	default:
 	}
 	s.started = true
 	s.setState(Starting, nil)
-	s.h.wg.Go(s.run)
+	s.h.wg.Go(func() {
+		defer close(s.exited)
+		s.run()
+	})
 }
 
 // unusable returns the error for a server that cannot be used now, or nil
@@ -254,7 +262,7 @@ func (s *Server) run() {
 			s.ready(c, cs, readyAt.Sub(start))
 			select {
 			case <-c.Done():
-			case <-s.h.closing:
+			case <-s.quit:
 			}
 			if s.closing() {
 				c.Close()
@@ -319,18 +327,35 @@ func (s *Server) backOff(he *Error, delay time.Duration) bool {
 	select {
 	case <-t.C:
 		return true
-	case <-s.h.closing:
+	case <-s.quit:
 		s.stop()
 		return false
 	}
 }
 
+// closing reports whether the server is being stopped, or its host.
 func (s *Server) closing() bool {
 	select {
+	case <-s.quit:
+		return true
 	case <-s.h.closing:
 		return true
 	default:
 		return false
+	}
+}
+
+// shut stops the server's life; its process ends as at Host.Close.
+func (s *Server) shut() { s.quitOnce.Do(func() { close(s.quit) }) }
+
+// shutAndWait stops the server and waits until its life has ended.
+func (s *Server) shutAndWait() {
+	s.shut()
+	s.mu.Lock()
+	started := s.started
+	s.mu.Unlock()
+	if started {
+		<-s.exited
 	}
 }
 

@@ -118,7 +118,7 @@ func (s *Server) wrap(err error) error {
 // deny lists. Servers that fail are left out and their errors joined.
 func (h *Host) Tools(ctx context.Context) ([]Tool, error) {
 	var list []*Server
-	for _, s := range h.servers {
+	for _, s := range h.Servers() {
 		s.mu.Lock()
 		if s.started {
 			list = append(list, s)
