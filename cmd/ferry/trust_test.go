@@ -63,3 +63,51 @@ func TestUntrustedFolder(t *testing.T) {
 		t.Fatalf("trusted folder: ran %d times, exit %d, stderr %s", ran(), code, errOut)
 	}
 }
+
+// TestTrustBoundToContent: the trust of a folder holds for the
+// configuration it was given with; a server added to .mcp.json later
+// does not start until the user is asked again, shown its whole command
+// line, with variables as written rather than their values (issue 36,
+// item 2; at b211c63 the added server ran at once, and the question
+// showed "added: sh" without its arguments).
+func TestTrustBoundToContent(t *testing.T) {
+	home := t.TempDir()
+	dir := t.TempDir()
+	t.Chdir(dir)
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("H25_SECRET", "s3cret-value")
+	entry := func(name string) string {
+		return `"` + name + `": {"command": "sh", "args": ["-c", "echo ran >> ` + filepath.Join(dir, name) + `; exec ` + testBin + `", "${H25_SECRET}"],
+			"env": {"FERRY_TEST_SERVER": "stdio"}}`
+	}
+	write := func(entries ...string) {
+		cfg := `{"mcpServers": {` + strings.Join(entries, ",") + `}}`
+		if err := os.WriteFile(filepath.Join(dir, ".mcp.json"), []byte(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ran := func(name string) int { b, _ := os.ReadFile(filepath.Join(dir, name)); return strings.Count(string(b), "ran") }
+
+	write(entry("first"))
+	if code, _, errOut := runAtTerminal(t, "y\n", "--format", "json", "tools"); code != 0 || ran("first") != 1 {
+		t.Fatalf("answered yes: exit %d, ran %d, stderr %s", code, ran("first"), errOut)
+	}
+	if code, _, errOut := runAtTerminal(t, "", "--format", "json", "tools"); code != 0 || ran("first") != 2 || strings.Contains(errOut, "trust") {
+		t.Fatalf("trusted, unchanged: exit %d, ran %d, stderr %s", code, ran("first"), errOut)
+	}
+
+	write(entry("first"), entry("added"))
+	code, _, errOut := runAtTerminal(t, "n\n", "--format", "json", "tools")
+	wantLine := "added: sh -c 'echo ran >> " + filepath.Join(dir, "added") + "; exec " + testBin + "' '${H25_SECRET}' (environment: FERRY_TEST_SERVER)"
+	if code != exitUsage || ran("added") != 0 || ran("first") != 2 || !strings.Contains(errOut, wantLine) || strings.Contains(errOut, "s3cret") {
+		t.Fatalf("a server added after the trust, answered no: exit %d, ran %d+%d, stderr:\n%s\nwant the line %q, no secret",
+			code, ran("first"), ran("added"), errOut, wantLine)
+	}
+	if code, _, errOut := runAtTerminal(t, "y\n", "--format", "json", "tools"); code != 0 || ran("added") != 1 {
+		t.Fatalf("answered yes again: exit %d, ran %d, stderr %s", code, ran("added"), errOut)
+	}
+	if code, _, errOut := runAtTerminal(t, "", "--format", "json", "tools"); code != 0 || ran("added") != 2 {
+		t.Fatalf("trusted with the new content: exit %d, ran %d, stderr %s", code, ran("added"), errOut)
+	}
+}
