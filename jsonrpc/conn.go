@@ -646,7 +646,8 @@ func (c *Conn) safeHandle(ctx context.Context, m *Message) (result any, err erro
 // Call sends a request and waits for its response, which it returns. An
 // error response is returned as the message and as an *[Error]. When ctx is
 // cancelled first, the peer is sent [ConnOptions].CancelMethod and Call
-// returns the context's cause.
+// returns the context's cause. A call made once the connection had closed
+// fails with an error that matches both [ErrClosed] and [ErrNotSent].
 func (c *Conn) Call(ctx context.Context, method string, params any) (*Message, error) {
 	return c.callWith(ctx, method, params, nil)
 }
@@ -667,7 +668,7 @@ func (c *Conn) callWith(ctx context.Context, method string, params any, o *jsonr
 	if c.closeErr != nil {
 		err := c.closeErr
 		c.mu.Unlock()
-		return nil, err
+		return nil, notSent{err}
 	}
 	c.pending[id] = p
 	c.overlap = len(c.pending) > 1
@@ -694,11 +695,7 @@ func (c *Conn) callWith(ctx context.Context, method string, params any, o *jsonr
 	if c.requester != nil {
 		r, err := c.requester.Request(ctx, req)
 		if err != nil {
-			c.forget(id)
-			if cerr := c.Err(); cerr != nil {
-				return nil, cerr
-			}
-			return nil, err
+			return nil, c.sendFailed(id, err)
 		}
 		if r != nil {
 			c.forget(id)
@@ -708,11 +705,7 @@ func (c *Conn) callWith(ctx context.Context, method string, params any, o *jsonr
 			return r, nil
 		}
 	} else if err := c.stream.Write(ctx, req); err != nil {
-		c.forget(id)
-		if cerr := c.Err(); cerr != nil {
-			return nil, cerr
-		}
-		return nil, err
+		return nil, c.sendFailed(id, err)
 	} else if c.sched.interrupter != nil && c.sched.takeParked() && !c.sched.readAnswer(ctx, id, p.ch) {
 		return nil, c.Err()
 	}
@@ -746,6 +739,22 @@ func (c *Conn) callWith(ctx context.Context, method string, params any, o *jsonr
 		return r, r.Error
 	}
 	return r, nil
+}
+
+// sendFailed forgets call id, whose request the stream failed to send,
+// and returns the call's error: the stream's when it says the request
+// never left ([ErrNotSent]), else why the connection closed, if it did.
+// A failed write alone does not say that the peer did not get the
+// request (an HTTP POST may fail after the server took it).
+func (c *Conn) sendFailed(id ID, err error) error {
+	c.forget(id)
+	if errors.Is(err, ErrNotSent) {
+		return err
+	}
+	if cerr := c.Err(); cerr != nil {
+		return cerr
+	}
+	return err
 }
 
 func (c *Conn) forget(id ID) {

@@ -63,6 +63,19 @@ func AsError(err error) *Error {
 // pending or started when a connection closed.
 var ErrClosed = errors.New("jsonrpc: connection closed")
 
+// ErrNotSent is matched (with errors.Is) by the error of a call whose
+// request never left: the connection had closed before it was written,
+// or the stream's Write said so. The peer cannot have acted on it, so it
+// may be sent again, on another connection; any other failure of a call
+// leaves open whether the peer got the request.
+var ErrNotSent = errors.New("jsonrpc: request not sent")
+
+// notSent is err, as it reads, matching ErrNotSent too.
+type notSent struct{ error }
+
+func (e notSent) Is(target error) bool { return target == ErrNotSent }
+func (e notSent) Unwrap() error        { return e.error }
+
 // DecodeError is returned by [Decode] for a message that cannot be
 // accepted. When the message's id could be read, ID holds it so that the
 // error can be reported to the sender.

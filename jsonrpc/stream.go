@@ -35,7 +35,9 @@ type Stream interface {
 	// cleanly.
 	Read() (*Message, error)
 	// Write sends one message. It is safe for concurrent use. The message
-	// must not be modified until Write returns.
+	// must not be modified until Write returns. An error that matches
+	// [ErrNotSent] says that no part of the message left; any other leaves
+	// that open.
 	Write(ctx context.Context, m *Message) error
 	// Close releases the stream and makes a blocked Read return.
 	Close() error
