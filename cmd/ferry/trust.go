@@ -216,11 +216,16 @@ func shellQuote(argv []string) string {
 	q := make([]string, len(argv))
 	for i, a := range argv {
 		q[i] = a
-		if a == "" || strings.ContainsFunc(a, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("-_./:=@%+,", r) }) {
+		if a == "" || strings.ContainsFunc(a, needsQuote) {
 			q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 		}
 	}
 	return strings.Join(q, " ")
+}
+
+// needsQuote reports whether a shell would read r as more than itself.
+func needsQuote(r rune) bool {
+	return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("-_./:=@%+,", r)
 }
 
 func relTo(dir, path string) string {

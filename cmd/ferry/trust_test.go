@@ -87,7 +87,10 @@ func TestTrustBoundToContent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ran := func(name string) int { b, _ := os.ReadFile(filepath.Join(dir, name)); return strings.Count(string(b), "ran") }
+	ran := func(name string) int {
+		b, _ := os.ReadFile(filepath.Join(dir, name))
+		return strings.Count(string(b), "ran")
+	}
 
 	write(entry("first"))
 	if code, _, errOut := runAtTerminal(t, "y\n", "--format", "json", "tools"); code != 0 || ran("first") != 1 {
