@@ -173,7 +173,7 @@ func (f *front) invoke(callCtx, reqCtx context.Context, req *server.Request, l *
 			req.Progress(reqCtx, pp.Progress, pp.Total, pp.Message)
 		})
 	}
-	res, err := run(ctx, c)
+	res, err := resend(ctx, l, c, run)
 	l.end(cl, err == nil)
 	if err != nil {
 		return intercept.Result{}, upstreamError(l.up.name, err)

@@ -111,6 +111,40 @@ func (l *link) awaitRestart(ctx context.Context) (*client.Client, error) {
 	return l.srv.Client(ctx)
 }
 
+// resend runs run on c, the link's client, and once more on the client
+// of the restarted server when its request never left
+// (jsonrpc.ErrNotSent): the server had exited an instant before, and c
+// was handed out before its end was noticed. A request that may have
+// reached the server is not sent again: a tool call may not be safe to
+// repeat.
+func resend[T any](ctx context.Context, l *link, c *client.Client, run func(context.Context, *client.Client) (T, error)) (T, error) {
+	res, err := run(ctx, c)
+	if !errors.Is(err, jsonrpc.ErrNotSent) {
+		return res, err
+	}
+	next, err := l.successor(ctx, c, err)
+	if err != nil {
+		return res, err
+	}
+	return run(ctx, next)
+}
+
+// successor returns the client that replaces c once c's connection has
+// ended (its end is recorded a moment after a call learns of it), within
+// RestartWait and ctx; l.client then waits for the restart. A connection
+// that does not end meanwhile leaves unsent, the error of the request
+// that was not sent on it.
+func (l *link) successor(ctx context.Context, c *client.Client, unsent error) (*client.Client, error) {
+	wait, cancel := context.WithTimeout(ctx, l.up.g.opts.RestartWait)
+	defer cancel()
+	select {
+	case <-c.Done():
+	case <-wait.Done():
+		return nil, unsent
+	}
+	return l.client(ctx)
+}
+
 // clientOptions are the options of the link's client: the questions of
 // the server routed to the client whose request caused them, and what the
 // server announces passed on.

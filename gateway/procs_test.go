@@ -15,6 +15,7 @@ import (
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/config"
 	"github.com/ferrymcp/ferry/host"
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
@@ -363,10 +364,19 @@ func init() {
 // next call, right after, is answered by a new process; again and
 // again. On b211c63 the next call failed at once ("restarting in
 // 500ms"), and each crash within a minute doubled the delay, up to 30 s.
+//
+// The next call is handed the connection before the crash, and sent on
+// it only once the crash call failed (holdCall): the order in which it
+// lost under load, a request on a connection that had just ended, which
+// failed ("the server process exited") before it was sent again, unsent,
+// to the new process.
 func TestCrashingToolRestartsAtOnce(t *testing.T) {
 	const healthy = 100 * time.Millisecond // the run after which a crash is restarted at once
+	var hold holdCall
 	g, url := start(t, []*config.Server{crashChild(t, "a")}, &Options{
-		Host: host.Options{Restart: host.Backoff{Initial: 500 * time.Millisecond, ResetAfter: healthy}}})
+		Host:          host.Options{Restart: host.Backoff{Initial: 500 * time.Millisecond, ResetAfter: healthy}},
+		ClientOptions: hold.install,
+	})
 	ctx := ctxT(t)
 	c := connect(t, url+"/mcp", protocol.LatestLegacyVersion, nil)
 	other := connect(t, url+"/mcp", protocol.Version20260728, nil)
@@ -374,24 +384,91 @@ func TestCrashingToolRestartsAtOnce(t *testing.T) {
 	for i := range 3 {
 		// A crash after a run of the healthy length, not before.
 		time.Sleep(time.Until(g.Status()["a"].Since.Add(healthy)))
+		reached, release := hold.arm()
+		answer := make(chan toolAnswer, 1)
+		go func() {
+			res, err := other.Call(ctx, "a__whoami", nil)
+			answer <- toolAnswer{res, err}
+		}()
+		select {
+		case <-reached:
+		case <-ctx.Done():
+			t.Fatal("the next call never reached the upstream connection")
+		}
 		if _, err := c.Call(ctx, "a__crash", nil); err == nil {
 			t.Fatal("the crash call succeeded")
 		}
 		begin := time.Now()
-		res, err := other.Call(ctx, "a__whoami", nil)
-		if err != nil || res.IsError {
-			t.Fatalf("the call after crash %d: %v %+v", i+1, err, res)
+		close(release)
+		a := <-answer
+		if a.err != nil || a.res.IsError {
+			t.Fatalf("the call after crash %d: %v %+v", i+1, a.err, a.res)
 		}
 		var again int
-		fmt.Sscanf(res.Content[0].Text, "a %d", &again)
+		fmt.Sscanf(a.res.Content[0].Text, "a %d", &again)
 		if again == pid || again == 0 {
-			t.Fatalf("after crash %d: whoami = %q, pid was %d", i+1, res.Content[0].Text, pid)
+			t.Fatalf("after crash %d: whoami = %q, pid was %d", i+1, a.res.Content[0].Text, pid)
 		}
 		t.Logf("crash %d: answered by process %d %v after the crash call failed", i+1, again, time.Since(begin).Round(time.Millisecond))
 		pid = again
 	}
 	if st := g.Status()["a"]; st.Restarts != 3 || st.State != host.Ready {
 		t.Errorf("status: %v after %d restarts, want ready after 3", st.State, st.Restarts)
+	}
+}
+
+type toolAnswer struct {
+	res *protocol.CallToolResult
+	err error
+}
+
+// holdCall holds, once armed, the next tools/call the gateway sends
+// upstream, after it was handed its connection and before the
+// connection sends it, until released.
+type holdCall struct {
+	mu               sync.Mutex
+	reached, release chan struct{}
+}
+
+// arm holds the next tools/call: reached is closed when it is held,
+// and closing release lets it go on.
+func (h *holdCall) arm() (reached, release chan struct{}) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.reached, h.release = make(chan struct{}), make(chan struct{})
+	return h.reached, h.release
+}
+
+// install is an Options.ClientOptions that puts the hold in front of
+// every upstream client's requests.
+func (h *holdCall) install(_ string, o *client.Options) {
+	o.Sending = append(o.Sending, func(next intercept.Handler) intercept.Handler {
+		return func(ctx context.Context, req *intercept.Request) (intercept.Result, error) {
+			if req.Method == protocol.MethodToolsCall {
+				if err := h.wait(ctx); err != nil {
+					return intercept.Result{}, err
+				}
+			}
+			return next(ctx, req)
+		}
+	})
+}
+
+// wait holds a request while armed, once.
+func (h *holdCall) wait(ctx context.Context) error {
+	h.mu.Lock()
+	reached, release := h.reached, h.release
+	h.reached, h.release = nil, nil
+	h.mu.Unlock()
+	if reached == nil {
+		return nil
+	}
+	close(reached)
+	select {
+	case <-release:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
 	}
 }
 
