@@ -32,11 +32,23 @@ type Limits struct {
 	// MaxTokens bounds the tokens of a turn, input and output of every
 	// request together (0: no limit).
 	MaxTokens int64
-	// MaxResultBytes bounds the text of a tool result given to the model
-	// (default [DefaultMaxResultBytes]; negative: no limit); MaxImageBytes
-	// the size of each image (default [DefaultMaxImageBytes]).
+	// MaxResultTokens is the budget of a tool result's text given to the
+	// model, in tokens of its context (default [DefaultMaxResultTokens],
+	// at most an eighth of ContextTokens; negative: none). A result over
+	// its budget is kept whole in a file, and the model is given its head
+	// and its tail, with a note on how to read the rest (see
+	// [ResultReadTool]). ResultTokens sets the budget of a server's
+	// results, or a tool's, by its name (server, or server__tool).
+	MaxResultTokens int
+	ResultTokens    map[string]int
+	// MaxResultBytes is the budget of a result in bytes, as it was given
+	// before budgets were in tokens: when MaxResultTokens is unset, it is
+	// a quarter of this.
 	MaxResultBytes int
-	MaxImageBytes  int
+	// MaxImageBytes bounds the size of each image (default
+	// [DefaultMaxImageBytes]): a larger one is left out, with a note.
+	// Images are never cut, nor counted against the result's budget.
+	MaxImageBytes int
 	// ContextTokens is the model's context window, against which the
 	// size of the tool schemas is weighed (default
 	// [DefaultContextTokens]).
@@ -52,14 +64,20 @@ type Limits struct {
 	// bytes, about a quarter of the context; negative: no limit).
 	MaxToolBytes       int
 	MaxServerToolBytes int
+	// ToolSearchTools and ToolSearchTokens are the thresholds of tool
+	// search: when there are more tools than ToolSearchTools (default
+	// [DefaultToolSearchTools]), or their definitions take more than
+	// ToolSearchTokens (default [DefaultToolSearchTokens]), the model is
+	// not sent every tool's schema in every request but a tool to search
+	// them and one to load those it needs (see [ToolSearchTool]).
+	// Negative: that threshold never applies.
+	ToolSearchTools  int
+	ToolSearchTokens int
 }
 
 func (l Limits) withDefaults() Limits {
 	if l.MaxSteps == 0 {
 		l.MaxSteps = DefaultMaxSteps
-	}
-	if l.MaxResultBytes == 0 {
-		l.MaxResultBytes = DefaultMaxResultBytes
 	}
 	if l.MaxImageBytes == 0 {
 		l.MaxImageBytes = DefaultMaxImageBytes
@@ -67,6 +85,7 @@ func (l Limits) withDefaults() Limits {
 	if l.ContextTokens <= 0 {
 		l.ContextTokens = DefaultContextTokens
 	}
+	l.MaxResultTokens = l.resultBudget()
 	if l.MaxSamplingTokens == 0 {
 		l.MaxSamplingTokens = DefaultMaxSamplingTokens
 	}
@@ -76,7 +95,28 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxServerToolBytes == 0 {
 		l.MaxServerToolBytes = l.ContextTokens
 	}
+	if l.ToolSearchTools == 0 {
+		l.ToolSearchTools = DefaultToolSearchTools
+	}
+	if l.ToolSearchTokens == 0 {
+		l.ToolSearchTokens = DefaultToolSearchTokens
+	}
 	return l
+}
+
+// resultBudget is the default budget of a result, in tokens: the one
+// set, else the one set in bytes, else the default, lowered to an
+// eighth of the context; ContextTokens is set.
+func (l Limits) resultBudget() int {
+	switch {
+	case l.MaxResultTokens != 0:
+		return l.MaxResultTokens
+	case l.MaxResultBytes < 0:
+		return -1
+	case l.MaxResultBytes > 0:
+		return max(l.MaxResultBytes/bytesPerToken, 1)
+	}
+	return min(DefaultMaxResultTokens, l.ContextTokens/8)
 }
 
 // LimitError says a turn stopped at a limit.
@@ -122,12 +162,18 @@ type Agent struct {
 	// skills extension, see [SkillLoadTool]); nil offers none. A skill
 	// is loaded when the model asks, after the Policy's approval.
 	Skills SkillSource
+	// ResultDir is the directory of the conversation where the tool
+	// results over their budget are kept whole, one file each, for the
+	// model to page through and the user to open; "" makes one in the
+	// system's temporary directory at the first such result.
+	ResultDir string
 
 	emitMu sync.Mutex
 	// warnings are the running turn's warnings, for its result.
 	warnings []string
 	state    toolState
 	skills   skillState
+	results  resultsState
 	// budget counts the model requests and tokens of the running turn,
 	// sampling included.
 	budget budget

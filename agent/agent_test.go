@@ -332,30 +332,6 @@ func TestCancelStopsCallsInFlight(t *testing.T) {
 	}
 }
 
-func TestLargeResultIsCutWithANote(t *testing.T) {
-	s := newServer("srv")
-	server.AddTool(s, &protocol.Tool{Name: "big"}, func(ctx context.Context, req *server.Request, in struct{}) (string, error) {
-		return strings.Repeat("é", 1000), nil // 2000 bytes
-	})
-	h := startHost(t, map[string]*server.Server{"srv": s}, nil)
-	m := &scripted{script: func(n int, req *Request) (*Reply, error) {
-		if n == 1 {
-			return calls(ToolCall{ID: "c", Name: "srv__big", Arguments: `{}`}), nil
-		}
-		return say("ok"), nil
-	}}
-	a := &Agent{Model: m, Tools: h, Policy: &Policy{Mode: Auto}, Limits: Limits{MaxResultBytes: 101}}
-	res, err := a.Run(context.Background(), Text("go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := lastResults(t, m.requests()[1])[0]
-	if len(r.Content) != 2 || r.Content[0].Text != strings.Repeat("é", 50) ||
-		!strings.Contains(r.Content[1].Text, "the result was 2000 bytes of text; it was cut to the first 101") || !res.Calls[0].Cut {
-		t.Errorf("content %+v", r.Content)
-	}
-}
-
 func TestToolResultContent(t *testing.T) {
 	png := []byte("\x89PNG fake")
 	res := &protocol.CallToolResult{
@@ -369,7 +345,7 @@ func TestToolResultContent(t *testing.T) {
 		},
 		StructuredContent: []byte(`{"temp": 21}`),
 	}
-	parts, cut := toolResult(res, DefaultMaxResultBytes, DefaultMaxImageBytes)
+	parts := toolResult(res, DefaultMaxImageBytes)
 	want := []string{
 		"text:hello",
 		"image:image/png:9",
@@ -379,7 +355,7 @@ func TestToolResultContent(t *testing.T) {
 		"text:[resource mem://bin: application/zip, 3 bytes of binary data, not given to the model]",
 		`text:structuredContent: {"temp":21}`,
 	}
-	if cut || len(parts) != len(want) {
+	if len(parts) != len(want) {
 		t.Fatalf("parts %+v", parts)
 	}
 	for i, p := range parts {
@@ -392,12 +368,12 @@ func TestToolResultContent(t *testing.T) {
 		}
 	}
 	// Structured content already given as text is not repeated.
-	parts, _ = toolResult(&protocol.CallToolResult{Content: []protocol.Content{protocol.TextContent("{\n \"temp\": 21\n}")}, StructuredContent: []byte(`{"temp":21}`)}, -1, -1)
+	parts = toolResult(&protocol.CallToolResult{Content: []protocol.Content{protocol.TextContent("{\n \"temp\": 21\n}")}, StructuredContent: []byte(`{"temp":21}`)}, -1)
 	if len(parts) != 1 {
 		t.Errorf("structured repeated: %+v", parts)
 	}
 	// An image over the limit is left out with a note.
-	parts, _ = toolResult(&protocol.CallToolResult{Content: []protocol.Content{protocol.ImageContent(png, "image/png")}}, -1, 4)
+	parts = toolResult(&protocol.CallToolResult{Content: []protocol.Content{protocol.ImageContent(png, "image/png")}}, 4)
 	if len(parts) != 1 || parts[0].Type != TextPart || !strings.Contains(parts[0].Text, "was left out: the limit is 4 bytes") {
 		t.Errorf("image over the limit: %+v", parts)
 	}

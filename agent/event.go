@@ -166,8 +166,10 @@ type CallRecord struct {
 	Error   string `json:"error,omitempty"`
 	IsError bool   `json:"isError,omitzero"`
 	Denied  bool   `json:"denied,omitzero"`
-	// Cut says the result was cut to the size limit.
-	Cut bool `json:"cut,omitzero"`
+	// Cut says the result was over its budget: the model was given its
+	// head and its tail, and Kept is the file that holds it whole.
+	Cut  bool   `json:"cut,omitzero"`
+	Kept string `json:"kept,omitempty"`
 	// Unasked says the call was denied because it needed the user's
 	// approval and there was no one to ask (approval mode ask without a
 	// terminal).

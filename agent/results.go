@@ -15,7 +15,9 @@ import (
 
 // Defaults of [Limits].
 const (
-	DefaultMaxSteps       = 25
+	DefaultMaxSteps = 25
+	// DefaultMaxResultBytes was the budget of a result before budgets
+	// were in tokens ([DefaultMaxResultTokens] at four bytes a token).
 	DefaultMaxResultBytes = 32 << 10
 	DefaultMaxImageBytes  = 5 << 20
 	DefaultContextTokens  = 128_000
@@ -123,18 +125,19 @@ func orUnknown(s string) string {
 	return s
 }
 
-// toolResult turns a tool's result into what the model is given, cut to
-// the limits: text beyond maxText bytes and images beyond maxImage bytes
-// are left out with a note saying so. cut reports whether anything was.
-func toolResult(res *protocol.CallToolResult, maxText, maxImage int) (parts []Part, cut bool) {
-	parts = ContentParts(res.Content)
+// toolResult turns a tool's result into what the model is given, before
+// its budget (see [Agent.fitResult]): its content, and its structured
+// content when no text carries it; images beyond maxImage bytes are left
+// out with a note saying so.
+func toolResult(res *protocol.CallToolResult, maxImage int) []Part {
+	parts := ContentParts(res.Content)
 	if extra := structuredText(res); extra != "" {
 		parts = append(parts, Text(extra))
 	}
 	if len(parts) == 0 {
 		parts = []Part{Text("")}
 	}
-	return capParts(parts, maxText, maxImage)
+	return capImages(parts, maxImage)
 }
 
 // structuredText is the structured content as text, when no text block
@@ -163,39 +166,15 @@ func compact(b []byte) []byte {
 	return v
 }
 
-// capParts applies the size limits (negative: none).
-func capParts(parts []Part, maxText, maxImage int) ([]Part, bool) {
-	total := 0
-	for _, p := range parts {
-		if p.Type == TextPart {
-			total += len(p.Text)
+// capImages leaves out the images larger than maxImage bytes (negative:
+// none), with a note in their place: an image is never cut.
+func capImages(parts []Part, maxImage int) []Part {
+	for i, p := range parts {
+		if p.Type == ImagePart && maxImage >= 0 && len(p.Data) > maxImage {
+			parts[i] = Text(fmt.Sprintf("[ferry: an image (%s) of %d bytes was left out: the limit is %d bytes]", p.MIMEType, len(p.Data), maxImage))
 		}
 	}
-	cut := false
-	left := maxText
-	out := parts[:0]
-	for _, p := range parts {
-		switch {
-		case p.Type == TextPart && maxText >= 0 && total > maxText:
-			if left <= 0 {
-				cut = true
-				continue
-			}
-			if len(p.Text) > left {
-				p.Text = truncate(p.Text, left)
-				cut = true
-			}
-			left -= len(p.Text)
-		case p.Type == ImagePart && maxImage >= 0 && len(p.Data) > maxImage:
-			p = Text(fmt.Sprintf("[ferry: an image (%s) of %d bytes was left out: the limit is %d bytes]", p.MIMEType, len(p.Data), maxImage))
-		}
-		out = append(out, p)
-	}
-	if cut {
-		out = append(out, Text(fmt.Sprintf("\n[ferry: the result was %d bytes of text; it was cut to the first %d. "+
-			"If you need the rest, ask the tool for less at a time.]", total, maxText)))
-	}
-	return out, cut
+	return parts
 }
 
 // truncate cuts s to at most n bytes without splitting a character.

@@ -47,6 +47,17 @@ type Settings struct {
 	MaxTokens      int64 `json:"maxTokens,omitempty"`
 	MaxResultBytes int   `json:"maxResultBytes,omitempty"`
 	ContextTokens  int   `json:"contextTokens,omitempty"`
+	// MaxResultTokens is the budget of a tool result, in tokens, and
+	// ResultTokens that of a server's results or a tool's, by name
+	// ("github", "github__search_code"): see [Limits.MaxResultTokens].
+	MaxResultTokens int            `json:"maxResultTokens,omitempty"`
+	ResultTokens    map[string]int `json:"resultTokens,omitempty"`
+	// ToolSearch sets the thresholds of tool search (see
+	// [Limits.ToolSearchTools]): {"tools": 40, "tokens": 10000}.
+	ToolSearch struct {
+		Tools  int `json:"tools,omitempty"`
+		Tokens int `json:"tokens,omitempty"`
+	} `json:"toolSearch,omitzero"`
 	// MaxSamplingTokens, MaxToolBytes and MaxServerToolBytes are those of
 	// [Limits].
 	MaxSamplingTokens  int64 `json:"maxSamplingTokens,omitempty"`
@@ -99,7 +110,9 @@ func parseSettings(path string, raw jsontext.Value, vars *config.Vars) (*Setting
 // Limits are the limits the settings set (zero for the defaults).
 func (s *Settings) Limits() Limits {
 	return Limits{MaxSteps: s.MaxSteps, MaxTokens: s.MaxTokens, MaxResultBytes: s.MaxResultBytes, ContextTokens: s.ContextTokens,
-		MaxSamplingTokens: s.MaxSamplingTokens, MaxToolBytes: s.MaxToolBytes, MaxServerToolBytes: s.MaxServerToolBytes}
+		MaxSamplingTokens: s.MaxSamplingTokens, MaxToolBytes: s.MaxToolBytes, MaxServerToolBytes: s.MaxServerToolBytes,
+		MaxResultTokens: s.MaxResultTokens, ResultTokens: s.ResultTokens,
+		ToolSearchTools: s.ToolSearch.Tools, ToolSearchTokens: s.ToolSearch.Tokens}
 }
 
 // firstSet is a, or b when a is unset (zero).
@@ -140,6 +153,10 @@ func (s *Settings) Merge(t *Settings) *Settings {
 	out.MaxSamplingTokens = firstSet(out.MaxSamplingTokens, t.MaxSamplingTokens)
 	out.MaxToolBytes = firstSet(out.MaxToolBytes, t.MaxToolBytes)
 	out.MaxServerToolBytes = firstSet(out.MaxServerToolBytes, t.MaxServerToolBytes)
+	out.MaxResultTokens = firstSet(out.MaxResultTokens, t.MaxResultTokens)
+	out.ToolSearch.Tools = firstSet(out.ToolSearch.Tools, t.ToolSearch.Tools)
+	out.ToolSearch.Tokens = firstSet(out.ToolSearch.Tokens, t.ToolSearch.Tokens)
+	out.ResultTokens = mergeMaps(s.ResultTokens, t.ResultTokens)
 	providers := map[string]ProviderSettings{}
 	for k, v := range t.Providers {
 		providers[k] = v
@@ -149,6 +166,21 @@ func (s *Settings) Merge(t *Settings) *Settings {
 	}
 	out.Providers = providers
 	return &out
+}
+
+// mergeMaps is the entries of s, and those of t that s does not set.
+func mergeMaps[V any](s, t map[string]V) map[string]V {
+	if len(s) == 0 && len(t) == 0 {
+		return nil
+	}
+	out := map[string]V{}
+	for k, v := range t {
+		out[k] = v
+	}
+	for k, v := range s {
+		out[k] = v
+	}
+	return out
 }
 
 // settingError says what is wrong with a setting in the configuration's

@@ -194,16 +194,16 @@ func TestSkills(t *testing.T) {
 			steps:  [][]ToolCall{{load("nope", "pdf-processing"), load("docs", "nope")}},
 			want:   [][]string{{`no server named "nope" publishes skills`}, {`server "docs" has no skill "nope"`}}},
 		{name: "the body is bounded",
-			policy: func(l *askLog) *Policy { return &Policy{Mode: Auto} }, limits: Limits{MaxResultBytes: 1000},
+			policy: func(l *askLog) *Policy { return &Policy{Mode: Auto} }, limits: Limits{MaxResultTokens: 250},
 			steps: [][]ToolCall{{load("docs", "big")}},
-			want:  [][]string{{"it was cut to the first 1000", "!" + strings.Repeat("x", 1000)}}},
+			want:  [][]string{{"over the budget of 250 tokens", "The whole result is kept", "!" + strings.Repeat("x", 1000)}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := startHost(t, map[string]*server.Server{"docs": skillServer(t, "docs", tt.alter), "tools": skillServer(t, "tools", nil)}, nil)
 			log := &askLog{answer: tt.answer}
 			ev := &events{}
-			a := &Agent{Tools: h, Skills: HostSkills(h), Policy: tt.policy(log), Limits: tt.limits, OnEvent: ev.add}
+			a := &Agent{Tools: h, Skills: HostSkills(h), Policy: tt.policy(log), Limits: tt.limits, OnEvent: ev.add, ResultDir: t.TempDir()}
 			results := runSkillScript(t, a, tt.steps)
 			var flat []*ToolResult
 			for _, step := range results {

@@ -26,6 +26,21 @@ type toolSet struct {
 	// skills is the catalog behind the skill tools; nil when they are
 	// not offered.
 	skills *skillCatalog
+	// builtins are the agent's own read-only tools offered this step (of
+	// kept results, of tool search), by name: they run without asking.
+	builtins map[string]builtinTool
+}
+
+// builtinTool runs a call of one of the agent's own tools.
+type builtinTool func(ctx context.Context, args jsontext.Value) (*protocol.CallToolResult, error)
+
+// addBuiltin offers one of the agent's own tools.
+func (ts *toolSet) addBuiltin(spec ToolSpec, run builtinTool) {
+	if ts.builtins == nil {
+		ts.builtins = map[string]builtinTool{}
+	}
+	ts.builtins[spec.Name] = run
+	ts.specs = append(ts.specs, spec)
 }
 
 // toolState is what the agent remembers between steps: the last list,
@@ -36,6 +51,9 @@ type toolState struct {
 	last      []string
 	warned    map[string]bool
 	schemaTok int
+	// loaded are the tools the model loaded through tool search, by the
+	// host's name: their definitions are sent from then on.
+	loaded map[string]bool
 }
 
 // listTools lists the tools for a step, reporting changes since the last
@@ -45,6 +63,7 @@ func (a *Agent) listTools(ctx context.Context, lim Limits) *toolSet {
 	ts := &toolSet{names: NewNames(nil), byName: map[string]*host.Tool{}}
 	if a.Tools == nil {
 		a.addSkillTools(ctx, ts, lim)
+		a.addResultTool(ts, lim)
 		return ts
 	}
 	list, err := a.Tools.Tools(ctx)
@@ -73,8 +92,12 @@ func (a *Agent) listTools(ctx context.Context, lim Limits) *toolSet {
 		a.warnOnce("fit:"+w, w)
 	}
 	a.noteChanges(names)
+	if a.searchTools(ts, size, lim) {
+		size = specsSize(ts.specs)
+	}
 	a.checkSchemaSize(size, len(ts.specs), lim.ContextTokens)
 	a.addSkillTools(ctx, ts, lim)
+	a.addResultTool(ts, lim)
 	return ts
 }
 
@@ -282,11 +305,12 @@ func (a *Agent) prepare(ctx context.Context, p *pending, ts *toolSet) {
 	name, ok := ts.names.Tool(p.call.Name)
 	t := ts.byName[name]
 	skill := ts.skills != nil && isSkillTool(p.call.Name)
-	if (!ok || t == nil) && !skill {
+	builtin := ts.builtins[p.call.Name]
+	if (!ok || t == nil) && !skill && builtin == nil {
 		fail(fmt.Sprintf("Error: there is no tool named %q.", p.call.Name))
 		return
 	}
-	if !skill {
+	if !skill && builtin == nil {
 		p.rec.Name, p.rec.Server, p.rec.Tool = t.Name, t.Server, t.Tool.Name
 	}
 	args, ok := objectArgs(p.call.Arguments)
@@ -302,6 +326,11 @@ func (a *Agent) prepare(ctx context.Context, p *pending, ts *toolSet) {
 	}
 	if skill {
 		a.prepareSkill(ctx, p, ts.skills)
+		return
+	}
+	if builtin != nil { // read-only: nothing to approve
+		a.emit(Event{Kind: EventToolApproved, Call: p.rec})
+		p.run = func(ctx context.Context) (*protocol.CallToolResult, error) { return builtin(ctx, args) }
 		return
 	}
 	if v := a.Policy.decideTool(ctx, t, args); !v.ok {
@@ -385,9 +414,9 @@ func (a *Agent) call(ctx context.Context, p *pending, lim Limits) {
 		p.rec.Error, p.rec.IsError = msg, true
 		p.result.Content, p.result.IsError = []Part{Text(msg)}, true
 	default:
-		parts, cut := toolResult(out, lim.MaxResultBytes, lim.MaxImageBytes)
+		parts, cut, kept := a.fitResult(p.rec, toolResult(out, lim.MaxImageBytes), lim.resultTokens(p.rec))
 		p.result.Content, p.result.IsError = parts, out.IsError
-		p.rec.Cut, p.rec.IsError = cut, out.IsError
+		p.rec.Cut, p.rec.Kept, p.rec.IsError = cut, kept, out.IsError
 		if out.IsError {
 			p.rec.Error = summary(parts, 200)
 		}
