@@ -175,6 +175,11 @@ func (o *cli) startAgent(f *agentFlags, watch bool,
 	a.Limits.MaxSteps = firstNonZero(f.maxSteps, a.Limits.MaxSteps)
 	a.Limits.MaxTokens = firstNonZero(f.maxTokens, a.Limits.MaxTokens)
 	a.Limits.MaxTime = f.timeLimit
+	if dir := stateDir(); dir != "" {
+		// Where the results over their budget are kept, for the user to
+		// open and --continue to read again.
+		a.ResultDir = filepath.Join(dir, "results")
+	}
 	r.agent = a
 	opts := o.hostOptions()
 	opts.WatchTools = watch

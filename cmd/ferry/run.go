@@ -280,8 +280,11 @@ func callLine(c *agent.CallRecord) string {
 		return fmt.Sprintf("✗ %s %d ms: %s", toolLabel(c), c.Millis, cutLine(c.Error, 200))
 	}
 	cut := ""
-	if c.Cut {
-		cut = " (cut to the size limit)"
+	switch {
+	case c.Kept != "":
+		cut = " (over its budget: the model got its head and tail; the whole result is in " + c.Kept + ")"
+	case c.Cut:
+		cut = " (over its budget: the model got its head and tail)"
 	}
 	return fmt.Sprintf("← %s %d ms%s: %s", toolLabel(c), c.Millis, cut, cutLine(c.Result, 200))
 }
