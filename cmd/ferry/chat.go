@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -22,6 +23,7 @@ import (
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/host"
 	"github.com/ferrymcp/ferry/protocol"
+	"golang.org/x/term"
 )
 
 // chat is a session of ferry chat.
@@ -38,6 +40,18 @@ type chat struct {
 	// unmute gives the terminal back its echo, while a turn holds the
 	// keys typed (see holdKeys).
 	unmute func()
+	// prompt is the line editor's terminal while it waits for a line
+	// (guarded by mu): what a SIGHUP's reload reports goes through it,
+	// above the prompt and the half-typed line.
+	prompt *term.Terminal
+
+	// reloading serializes reloads (/reload, SIGHUP).
+	reloading sync.Mutex
+	// known are the tools the model was last told of; turn tells it of
+	// those that appeared or went away since.
+	known []string
+	// restarts are the restarts of each server already reported (mu).
+	restarts map[string]int
 }
 
 // screen serializes what the chat writes on stdout: the streamed answer,
@@ -222,6 +236,8 @@ var chatCommand = &command{
 const chatHelp = `Type a message to talk to the model; it calls the servers' tools as it needs.
   /tools [SERVER]        the tools the model may call
   /servers               the servers and their state
+  /reload                read the configuration again: start added servers, stop
+                         removed ones, restart changed ones (SIGHUP too)
   /prompts               the servers' prompts, used as /SERVER:PROMPT [k=v ...]
   /SERVER:PROMPT args    add a server's prompt to the conversation and answer it
   @SERVER:URI            in a message, attaches a server's resource
@@ -245,6 +261,9 @@ func cmdChat(ctx context.Context, o *cli, f *agentFlags) error {
 	if interactive {
 		ask = c.ask
 	}
+	// The folder's trust question, at the start and at /reload, reads
+	// the user's line from the chat's input, which owns stdin.
+	o.term.in = bufio.NewReader(lineSource{c.in})
 	r, err := o.startAgent(f, true, c.elicit, ask)
 	if err != nil {
 		return err
@@ -252,6 +271,8 @@ func cmdChat(ctx context.Context, o *cli, f *agentFlags) error {
 	defer r.sess.Close()
 	c.r = r
 	r.agent.OnEvent = c.event
+	c.known = c.toolNames(context.Background())
+	c.noteRestarts()
 	if f.resume && c.lastPath != "" {
 		if conv, err := agent.LoadConversation(c.lastPath); err == nil {
 			r.agent.Conversation = conv
@@ -262,7 +283,7 @@ func cmdChat(ctx context.Context, o *cli, f *agentFlags) error {
 	stop := c.catchInterrupts()
 	defer stop()
 	for {
-		line, err := c.ed.readLine()
+		line, err := c.readLine()
 		switch {
 		case errors.Is(err, errInterrupt):
 			c.out.line("(Ctrl-C again, Ctrl-D or /quit leaves; during an answer Ctrl-C stops it)")
@@ -298,8 +319,9 @@ func (c *chat) banner() {
 }
 
 // catchInterrupts makes Ctrl-C stop the turn that runs, not ferry;
-// SIGTERM and SIGHUP stop the turn and end the chat (the servers are
-// then stopped as usual).
+// SIGHUP reads the configuration again, as /reload does (without asking
+// about the folder: see reload); SIGTERM stops the turn and ends the
+// chat (the servers are then stopped as usual).
 func (c *chat) catchInterrupts() func() {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
@@ -308,6 +330,10 @@ func (c *chat) catchInterrupts() func() {
 		for {
 			select {
 			case sig := <-ch:
+				if sig == syscall.SIGHUP {
+					go c.reload(context.Background(), false)
+					continue
+				}
 				c.mu.Lock()
 				cancel := c.cancelTurn
 				c.mu.Unlock()
@@ -340,6 +366,8 @@ func (c *chat) handle(ctx context.Context, line string) bool {
 			c.listTools(ctx, rest)
 		case "servers":
 			c.listServers()
+		case "reload":
+			c.reload(ctx, true)
 		case "prompts":
 			c.listPrompts(ctx)
 		case "clear":
@@ -388,6 +416,8 @@ func (c *chat) turn(ctx context.Context, parts ...agent.Part) {
 		c.mu.Unlock()
 		cancel()
 	}()
+	c.noteRestarts()
+	parts = c.toolNews(tctx, parts)
 	start := time.Now()
 	c.muteKeys()
 	stopSpinner := c.out.spinner(start)
@@ -479,7 +509,7 @@ func (c *chat) event(e agent.Event) {
 	case agent.EventWarning:
 		c.out.line("! %s", e.Text)
 	case agent.EventToolsChanged:
-		c.out.line("  (the tools changed: +%s −%s)", strings.Join(e.Added, " "), strings.Join(e.Removed, " "))
+		c.out.line("  %s", toolsChangedLine(e.Added, e.Removed))
 	}
 }
 
@@ -541,6 +571,12 @@ func (c *chat) listServers() {
 		line := fmt.Sprintf("  %-20s %-8s", s.Name(), st.State)
 		if st.State == host.Ready {
 			line += fmt.Sprintf(" %s %s", st.Info.Name, st.Version)
+		}
+		if st.Pid != 0 {
+			line += fmt.Sprintf(" pid %d", st.Pid)
+		}
+		if st.Restarts > 0 {
+			line += fmt.Sprintf(" (restarted %d×)", st.Restarts)
 		}
 		if st.Err != nil {
 			line += " " + st.Err.Error()
@@ -708,4 +744,181 @@ func orNone(s string) string {
 		return "an unknown model"
 	}
 	return s
+}
+
+// readLine reads the user's next line, with the editor's terminal known
+// to note meanwhile.
+func (c *chat) readLine() (string, error) {
+	c.mu.Lock()
+	c.prompt = c.ed.term
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.prompt = nil
+		c.mu.Unlock()
+	}()
+	return c.ed.readLine()
+}
+
+// note writes a line that may come at any time (a SIGHUP's reload): at
+// the prompt, the line editor draws it above the prompt and what is
+// being typed, which stay; elsewhere it is a line of the screen.
+func (c *chat) note(format string, a ...any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.prompt != nil {
+		fmt.Fprint(c.prompt, safe(fmt.Sprintf(format+"\n", a...)))
+		return
+	}
+	c.out.line(format, a...)
+}
+
+// reload reads the configuration again and applies it to the running
+// servers (host.Apply, as ferry serve does at SIGHUP): added servers
+// start, removed ones stop, changed ones and those given up after
+// crashes restart, the conversation goes on. asked is a reload the user
+// typed, who can then be asked about the folder's configuration; a
+// SIGHUP's reload, which comes while the prompt owns the terminal,
+// leaves a new or changed folder configuration alone and says so.
+func (c *chat) reload(ctx context.Context, asked bool) {
+	c.reloading.Lock()
+	defer c.reloading.Unlock()
+	if !asked && c.o.projectNeedsTrust() {
+		c.note("(SIGHUP: this folder's MCP configuration is new or changed: /reload shows it and asks before it starts anything)")
+		return
+	}
+	servers, err := c.o.loadServers()
+	if err != nil {
+		c.note("! reload: %v; nothing changed", err)
+		return
+	}
+	before := c.toolNames(ctx)
+	actx, cancel := context.WithTimeout(ctx, c.o.connectTO+time.Second)
+	defer cancel()
+	change, err := c.r.sess.Apply(actx, servers)
+	c.note("(configuration read again: %s)", changeLine(change))
+	if err != nil {
+		c.note("! %v", err)
+	}
+	if added, removed := diffNames(before, c.toolNames(ctx)); len(added)+len(removed) > 0 {
+		c.note("  %s", toolsChangedLine(added, removed))
+	}
+}
+
+// changeLine says what a reload did to the servers.
+func changeLine(ch host.Change) string {
+	if ch.Empty() {
+		return "no server changed"
+	}
+	var parts []string
+	for _, p := range []struct {
+		what  string
+		names []string
+	}{{"started", ch.Added}, {"stopped", ch.Removed}, {"restarted", ch.Restarted}} {
+		if len(p.names) > 0 {
+			parts = append(parts, p.what+" "+strings.Join(p.names, ", "))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// toolsChangedLine shows the tools that appeared (+) and went away (−).
+func toolsChangedLine(added, removed []string) string {
+	var parts []string
+	for _, n := range added {
+		parts = append(parts, "+"+n)
+	}
+	for _, n := range removed {
+		parts = append(parts, "−"+n)
+	}
+	return "(the tools changed: " + strings.Join(parts, " ") + ")"
+}
+
+// toolNames are the names of the tools the servers offer now, sorted.
+func (c *chat) toolNames(ctx context.Context) []string {
+	list, _ := c.r.sess.Tools(ctx)
+	names := make([]string, len(list))
+	for i, t := range list {
+		names[i] = t.Name
+	}
+	slices.Sort(names)
+	return names
+}
+
+// diffNames are the names of now not in before, and of before not in
+// now; both sorted.
+func diffNames(before, now []string) (added, removed []string) {
+	for _, n := range now {
+		if _, ok := slices.BinarySearch(before, n); !ok {
+			added = append(added, n)
+		}
+	}
+	for _, n := range before {
+		if _, ok := slices.BinarySearch(now, n); !ok {
+			removed = append(removed, n)
+		}
+	}
+	return added, removed
+}
+
+// toolNews tells the model, in the user's message, which tools appeared
+// or went away since it was last told: the tool list of each request
+// shows what there is, not that a tool it used a moment ago is gone
+// (a server removed or being restarted) or that a new one is there.
+func (c *chat) toolNews(ctx context.Context, parts []agent.Part) []agent.Part {
+	if len(parts) == 0 || parts[0].Type != agent.TextPart {
+		return parts // a prompt's messages: told at the next message
+	}
+	now := c.toolNames(ctx)
+	added, removed := diffNames(c.known, now)
+	if len(added)+len(removed) == 0 {
+		return parts
+	}
+	c.known = now
+	var news []string
+	if len(added) > 0 {
+		news = append(news, "now available: "+strings.Join(added, ", "))
+	}
+	if len(removed) > 0 {
+		news = append(news, "no longer available: "+strings.Join(removed, ", "))
+	}
+	parts = slices.Clone(parts)
+	parts[0].Text += "\n\n[ferry: the tools changed since the last message; " + strings.Join(news, "; ") + "]"
+	return parts
+}
+
+// noteRestarts says which servers crashed and were restarted since the
+// last look: their tools were listed again, the conversation goes on.
+func (c *chat) noteRestarts() {
+	for _, s := range c.r.sess.Servers() {
+		st := s.Status()
+		c.mu.Lock()
+		if c.restarts == nil {
+			c.restarts = map[string]int{}
+		}
+		seen, ok := c.restarts[s.Name()]
+		c.restarts[s.Name()] = st.Restarts
+		c.mu.Unlock()
+		if ok && st.Restarts > seen {
+			c.note("(server %s stopped and was restarted, %d× in all; its tools were listed again)", s.Name(), st.Restarts)
+		}
+	}
+}
+
+// lineSource hands the chat's input a line at a time, so that a
+// question read through a bufio.Reader over it (the folder's trust)
+// takes the user's answer and nothing typed after it.
+type lineSource struct{ in *input }
+
+func (l lineSource) Read(p []byte) (int, error) {
+	line, err := l.in.readLine(context.Background())
+	if err != nil {
+		return 0, err
+	}
+	b := []byte(line + "\n")
+	n := copy(p, b)
+	if n < len(b) {
+		l.in.unread(b[n:])
+	}
+	return n, nil
 }
