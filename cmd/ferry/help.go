@@ -70,6 +70,13 @@ next to "mcpServers"; flags given on the command line win:
     "system": "...",                           the system prompt (--system)
     "maxSteps": 0, "maxTokens": 0, "maxResultBytes": 0, "contextTokens": 0,   limits, 0 the default
     "maxSamplingTokens": 0, "maxToolBytes": 0, "maxServerToolBytes": 0,
+    "maxResultTokens": 8000, "resultTokens": {"github": 20000, "github__get_file": 50000},
+                    a tool result's budget in tokens (and a server's, a tool's): over it the
+                    model gets its head and tail, and reads the rest, kept whole in a file of
+                    results/ in ferry's state directory, with results__read (maxResultBytes:
+                    the same in bytes, as before)
+    "toolSearch": {"tools": 40, "tokens": 10000},   above either, the model searches the
+                    tools (tools__search, tools__load) instead of getting every schema; -1: never
     "providers": {
       "openai":    {"apiKey": "${OPENAI_API_KEY}", "baseURL": "https://api.openai.com/v1"},
       "anthropic": {"apiKey": "${ANTHROPIC_API_KEY}"},
