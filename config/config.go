@@ -16,6 +16,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -143,4 +144,15 @@ func MissingVar(err error) string {
 		return m.Name
 	}
 	return ""
+}
+
+// Runs reports whether s and o run the same server: equal entries but
+// for the file they come from (and its errors). A host or a gateway
+// reading its configuration again restarts only the servers whose entry
+// does not.
+func (s *Server) Runs(o *Server) bool {
+	x, y := *s, *o
+	x.Source, y.Source = "", ""
+	x.Err, y.Err = nil, nil
+	return reflect.DeepEqual(x, y)
 }

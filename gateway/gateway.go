@@ -53,7 +53,6 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -288,7 +287,7 @@ func (g *Gateway) Update(servers []*config.Server) error {
 	g.mu.Lock()
 	var stop []*upstream
 	for name, u := range g.ups {
-		if cfg := want[name]; cfg == nil || !sameEntry(cfg, u.cfg) {
+		if cfg := want[name]; cfg == nil || !cfg.Runs(u.cfg) {
 			stop = append(stop, u)
 			delete(g.ups, name)
 		}
@@ -316,14 +315,6 @@ func (g *Gateway) Update(servers []*config.Server) error {
 		g.agg.srv.NotifyListChanged(m)
 	}
 	return errors.Join(errs...)
-}
-
-// sameEntry reports whether two entries run the same server.
-func sameEntry(a, b *config.Server) bool {
-	x, y := *a, *b
-	x.Source, y.Source = "", ""
-	x.Err, y.Err = nil, nil
-	return reflect.DeepEqual(x, y)
 }
 
 // changed says that what the catalogs show may have changed.

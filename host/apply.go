@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"reflect"
 
 	"github.com/ferrymcp/ferry/config"
 )
@@ -26,7 +25,7 @@ func (c Change) Empty() bool {
 // Apply makes the host run a new configuration while it runs, as a
 // long-lived program does when its configuration is read again: the
 // servers of new entries are started, those of removed entries stopped,
-// those of changed entries (see [SameEntry]) or given up after crashes
+// those of changed entries (see [config.Server.Runs]) or given up after crashes
 // restarted; the others go on untouched, their calls in flight too.
 // The error joins the failures to start, as [Host.Start]'s does; the
 // servers that did start are usable either way.
@@ -46,7 +45,7 @@ func (h *Host) Apply(ctx context.Context, servers []*config.Server) (Change, err
 		case s == nil:
 			s = newServer(h, cfg)
 			ch.Added = append(ch.Added, cfg.Name)
-		case !SameEntry(s.cfg, cfg) || s.gaveUp():
+		case !s.cfg.Runs(cfg) || s.gaveUp():
 			stop = append(stop, s)
 			s = newServer(h, cfg)
 			ch.Restarted = append(ch.Restarted, cfg.Name)
@@ -84,13 +83,4 @@ func (s *Server) gaveUp() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.state == Failed && s.cfg.Err == nil
-}
-
-// SameEntry reports whether two configuration entries run the same
-// server: equal but for the file they come from.
-func SameEntry(a, b *config.Server) bool {
-	x, y := *a, *b
-	x.Source, y.Source = "", ""
-	x.Err, y.Err = nil, nil
-	return reflect.DeepEqual(x, y)
 }
