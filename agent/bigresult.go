@@ -185,7 +185,9 @@ func (a *Agent) keepResult(rec *CallRecord, text string) (id, path string, err e
 		return "", "", err
 	}
 	base := strings.Trim(unsafeIDChars.ReplaceAllString(rec.Name+"-"+rec.ID, "_"), "_.-")
-	base = truncate(base, 80)
+	if base = truncate(base, 80); base == "" {
+		base = "result"
+	}
 	for n := 1; n <= 100; n++ {
 		id = base
 		if n > 1 {
