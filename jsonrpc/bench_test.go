@@ -15,10 +15,6 @@ func largeToolsCall() []byte {
 		strings.Repeat("lorem ipsum dolor sit amet, ", 64<<10/28+1)[:64<<10] + `"},"_meta":{"progressToken":7}}}`)
 }
 
-// The tests decode as a program with package protocol does: with the
-// method names the benchmarks use interned.
-func init() { internMethods([]string{"tools/call", "notifications/progress"}) }
-
 func benchmarkDecode(b *testing.B, msg []byte) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(msg)))

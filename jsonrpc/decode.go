@@ -1,8 +1,6 @@
 package jsonrpc
 
 import (
-	"slices"
-
 	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -172,13 +170,6 @@ func unescapeName(raw []byte) []byte {
 	return raw
 }
 
-// sniff names the params members the decoder picks out, as the layers
-// above gave them (jsonrpcapi.Sniff, from protocol's init, before any
-// message is decoded); empty, nothing is picked.
-var sniff jsonrpcapi.SniffNames
-
-func setSniff(names jsonrpcapi.SniffNames) { sniff = names }
-
 // sniffParams sees one member of a params object and records those named
 // in sniff. The Meta member was already validated (and is small), so only
 // its top level is walked again.
@@ -264,37 +255,4 @@ func decodeErrorObject(s *scanner, raw []byte) (*Error, *Error) {
 		e.Message, _ = unquote(msg)
 	}
 	return e, nil
-}
-
-// interned holds the method names the decoder returns without
-// allocating, by length: a table the protocol on top fills once, before
-// any message is decoded (package protocol's init, through
-// jsonrpcapi.InternMethods), and that is only read after. Without it, a
-// method name is a new string per message.
-var interned [][]string
-
-// internMethods adds names to the table (jsonrpcapi.InternMethods).
-func internMethods(names []string) {
-	for _, n := range names {
-		for len(interned) <= len(n) {
-			interned = append(interned, nil)
-		}
-		if !slices.Contains(interned[len(n)], n) {
-			interned[len(n)] = append(interned[len(n)], n)
-		}
-	}
-}
-
-// internMethod returns the interned string equal to b, or "" when there
-// is none.
-func internMethod(b []byte) string {
-	if len(b) >= len(interned) {
-		return ""
-	}
-	for _, n := range interned[len(b)] {
-		if string(b) == n {
-			return n
-		}
-	}
-	return ""
 }

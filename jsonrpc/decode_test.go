@@ -456,37 +456,29 @@ func TestIDRoundTrip(t *testing.T) {
 	}
 }
 
-// mcpSniff are the names protocol's init gives the decoder; the tests of
-// this package, which cannot import protocol, give them themselves.
-var mcpSniff = jsonrpcapi.SniffNames{Meta: "_meta", ProgressToken: "progressToken",
-	ProtocolVersion: "io.modelcontextprotocol/protocolVersion", Name: "name", Arguments: "arguments", ResultType: "resultType",
-	IsError: "isError"}
-
-func init() { setSniff(mcpSniff) }
-
-// TestSniffNamesGiven: the decoder knows no MCP member names of its own.
-// Without the names the MCP layer gives it, it picks nothing out of
-// params; with them, what they name.
-func TestSniffNamesGiven(t *testing.T) {
-	const in = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{},"_meta":{"progressToken":7,"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`
-	defer setSniff(mcpSniff)
-	for _, names := range []jsonrpcapi.SniffNames{{}, mcpSniff, {Meta: "m", ProgressToken: "p", ProtocolVersion: "v", Name: "n", Arguments: "a"}} {
-		setSniff(names)
-		m, err := Decode([]byte(in), Limits{})
+// TestDecoderKnowsMCPNames: the decoder picks MCP's members out of a
+// request's params by itself, with nothing told to it at start-up (this
+// package's tests import no MCP layer), and not what only resembles them.
+func TestDecoderKnowsMCPNames(t *testing.T) {
+	for _, tc := range []struct {
+		name, params string
+		want         jsonrpcapi.Meta
+	}{
+		{"tool call", `{"name":"t","arguments":{},"_meta":{"progressToken":7,"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`,
+			jsonrpcapi.Meta{Raw: []byte(`{"progressToken":7,"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`),
+				ProgressToken: []byte("7"), ProtocolVersion: "2026-07-28", Name: []byte(`"t"`), Arguments: []byte(`{}`)}},
+		{"other members", `{"n":"t","a":{},"m":{"p":7}}`, jsonrpcapi.Meta{Extra: true}},
+		{"meta not an object", `{"_meta":7}`, jsonrpcapi.Meta{}},
+	} {
+		m, err := Decode([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":`+tc.params+`}`), Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, want := m.meta, jsonrpcapi.Meta{}
-		if names == mcpSniff {
-			want = jsonrpcapi.Meta{Raw: []byte(`{"progressToken":7,"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`),
-				ProgressToken: []byte("7"), ProtocolVersion: "2026-07-28", Name: []byte(`"t"`), Arguments: []byte(`{}`)}
-		} else if names.Meta != "" {
-			want.Extra = true // members it was not told about
-		}
+		got, want := m.meta, tc.want
 		if string(got.Raw) != string(want.Raw) || string(got.ProgressToken) != string(want.ProgressToken) ||
 			got.ProtocolVersion != want.ProtocolVersion || string(got.Name) != string(want.Name) ||
 			string(got.Arguments) != string(want.Arguments) || got.Extra != want.Extra {
-			t.Errorf("names %+v: picked %+v, want %+v", names, got, want)
+			t.Errorf("%s: picked %+v, want %+v", tc.name, got, want)
 		}
 	}
 }
@@ -721,7 +713,6 @@ func TestValid(t *testing.T) {
 // Decode returns an interned method name as the very string registered
 // (no allocation), and any other as a string of its own.
 func TestInternMethod(t *testing.T) {
-	internMethods([]string{strings.Clone("tasks/get"), strings.Clone("tasks/get")})
 	name := internMethod([]byte("tasks/get"))
 	for range 2 {
 		m, err := Decode([]byte(`{"jsonrpc":"2.0","id":1,"method":"tasks/get"}`), Limits{})

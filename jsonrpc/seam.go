@@ -13,8 +13,6 @@ import (
 // of this package's API (see internal/jsonrpcapi).
 func init() {
 	jsonrpcapi.Member = member
-	jsonrpcapi.InternMethods = internMethods
-	jsonrpcapi.Sniff = setSniff
 	jsonrpcapi.Unquote = func(raw jsontext.Value) (string, error) { return unquote(raw) }
 	jsonrpcapi.MaxSize = func(limit int) int { return Limits{MaxSize: limit}.maxSize() }
 	jsonrpcapi.TooLarge = func(n, max int) error { return tooLarge(n, max) }

@@ -1,7 +1,5 @@
 package protocol
 
-import "github.com/ferrymcp/ferry/internal/jsonrpcapi"
-
 // Method names.
 const (
 	MethodInitialize             = "initialize"
@@ -40,32 +38,3 @@ const (
 	NotificationElicitationComplete       = "notifications/elicitation/complete"
 	NotificationTaskStatus                = "notifications/tasks/status"
 )
-
-// methodNames lists every method name above (a test checks that none is
-// missing), for the JSON-RPC decoder to intern.
-var methodNames = []string{
-	MethodInitialize, MethodPing, MethodDiscover, MethodToolsList, MethodToolsCall,
-	MethodResourcesList, MethodResourcesRead, MethodResourcesTemplatesList,
-	MethodResourcesSubscribe, MethodResourcesUnsubscribe, MethodPromptsList,
-	MethodPromptsGet, MethodComplete, MethodSetLevel, MethodSubscriptionsListen,
-	MethodCreateMessage, MethodElicit, MethodListRoots, MethodTasksGet,
-	MethodTasksResult, MethodTasksList, MethodTasksCancel,
-	NotificationInitialized, NotificationCancelled, NotificationProgress,
-	NotificationMessage, NotificationToolsListChanged,
-	NotificationResourcesListChanged, NotificationResourceUpdated,
-	NotificationPromptsListChanged, NotificationRootsListChanged,
-	NotificationSubscriptionsAcknowledged, NotificationElicitationComplete,
-	NotificationTaskStatus,
-}
-
-// init has the JSON-RPC decoder return MCP's method names without
-// allocating a string per message, and pick out of each request's params
-// what the MCP layers look at first (its _meta's progress token and
-// protocol version, a tool call's name and arguments) in the pass that
-// validates them.
-func init() {
-	jsonrpcapi.InternMethods(methodNames)
-	jsonrpcapi.Sniff(jsonrpcapi.SniffNames{Meta: "_meta", ProgressToken: "progressToken",
-		ProtocolVersion: MetaProtocolVersion, Name: "name", Arguments: "arguments", ResultType: "resultType",
-		IsError: "isError"})
-}

@@ -25,6 +25,7 @@ type pkg struct {
 }
 
 type file struct {
+	path    string // relative to the root, with slashes
 	ast     *ast.File
 	imports map[string]string // local name -> import path
 }
@@ -92,7 +93,7 @@ func rootPackages(t *testing.T, withInternal bool) []*pkg {
 			byDir[dir] = &pkg{dir: dir}
 			order = append(order, dir)
 		}
-		byDir[dir].files = append(byDir[dir].files, &file{ast: f, imports: imports})
+		byDir[dir].files = append(byDir[dir].files, &file{path: filepath.ToSlash(rel), ast: f, imports: imports})
 		return nil
 	})
 	if err != nil {

@@ -27,16 +27,6 @@ var (
 	// with the body (Mcp-Name against params.name) without decoding the
 	// params.
 	Member func(obj jsontext.Value, name string) (jsontext.Value, bool, error)
-	// InternMethods makes the decoder return one shared string for each
-	// of names rather than a new one per message. Package protocol calls
-	// it in its init with every MCP method name; it must not be called
-	// once messages may be decoded.
-	InternMethods func(names []string)
-	// Sniff has the decoder pick the members named in names out of each
-	// message's params while validating them (see [Meta]). Package
-	// protocol calls it in its init with MCP's names; it must not be
-	// called once messages may be decoded. Without it nothing is picked.
-	Sniff func(names SniffNames)
 	// Unquote decodes a JSON string token.
 	Unquote func(raw jsontext.Value) (string, error)
 	// MaxSize is the size limit a jsonrpc.Limits with MaxSize limit puts
@@ -62,7 +52,7 @@ type SniffNames struct {
 }
 
 // Meta is what the decoder picked out of a request's params, in the same
-// pass that validated them, by the names [Sniff] gave it: the MCP layers
+// pass that validated them, by the names [SniffNames] gives: the MCP layers
 // find a request's era, progress token and tool call without decoding
 // its params again. The values alias the message's memory.
 type Meta struct {
@@ -106,7 +96,7 @@ type Engine[C, M any] struct {
 	// it saves two goroutine switches per request.
 	Serve func(c C, m M) M
 	// Meta returns what the decoder picked out of m's params (see
-	// [Sniff]); zero for a message that was not decoded or has no params.
+	// [SniffNames]); zero for a message that was not decoded or has no params.
 	Meta func(m M) *Meta
 	// Write sends a message through the connection's stream as it is;
 	// transports that route messages (an HTTP session answering on a
