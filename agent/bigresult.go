@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -170,12 +169,44 @@ func cutTail(s string, n int) string {
 	return t
 }
 
-// resultID is what a kept result may be named: a file name, no path.
-var resultID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$`)
+// idByte reports whether c may stand in a kept result's name.
+func idByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-'
+}
 
-// unsafeIDChars are what a call's identifier may hold that a kept
-// result's name may not.
-var unsafeIDChars = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+// validResultID reports whether id may name a kept result: a file name
+// of at most 100 bytes, no path, starting with a letter or digit. (Not a
+// regexp: a bounded repetition compiles to a large program, at every
+// start of every program that links this package.)
+func validResultID(id string) bool {
+	if id == "" || len(id) > 100 || !idByte(id[0]) || id[0] == '_' || id[0] == '.' || id[0] == '-' {
+		return false
+	}
+	for i := range len(id) {
+		if !idByte(id[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// safeID replaces each run of bytes a kept result's name may not hold
+// with one underscore.
+func safeID(s string) string {
+	var b strings.Builder
+	run := false
+	for i := range len(s) {
+		c := s[i]
+		if idByte(c) {
+			b.WriteByte(c)
+			run = false
+		} else if !run {
+			b.WriteByte('_')
+			run = true
+		}
+	}
+	return b.String()
+}
 
 // keepResult writes a result's whole text to a new file of the result
 // directory, readable by the user only, named after the call.
@@ -184,7 +215,7 @@ func (a *Agent) keepResult(rec *CallRecord, text string) (id, path string, err e
 	if err != nil {
 		return "", "", err
 	}
-	base := strings.Trim(unsafeIDChars.ReplaceAllString(rec.Name+"-"+rec.ID, "_"), "_.-")
+	base := strings.Trim(safeID(rec.Name+"-"+rec.ID), "_.-")
 	if base = truncate(base, 80); base == "" {
 		base = "result"
 	}
@@ -239,7 +270,7 @@ func (a *Agent) readResult(raw jsontext.Value, budget int) (*protocol.CallToolRe
 	if err := json.Unmarshal(raw, &args); err != nil {
 		return nil, fmt.Errorf("%s takes {\"id\": string, \"offset\": bytes, \"tokens\": number}: %v", ResultReadTool, err)
 	}
-	if !resultID.MatchString(args.ID) || args.Offset < 0 || args.Tokens < 0 {
+	if !validResultID(args.ID) || args.Offset < 0 || args.Tokens < 0 {
 		return nil, fmt.Errorf("%s: no kept result %q at offset %d: the id is the one its note gives, the offset is not negative", ResultReadTool, args.ID, args.Offset)
 	}
 	dir, err := a.resultDir()
