@@ -13,6 +13,7 @@
 package anthropic
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -67,42 +68,25 @@ type Model struct {
 // New returns the model. It fails when no key is given for Anthropic's
 // own API, or the base URL is not an http or https URL.
 func New(o Options) (*Model, error) {
-	key := cmpOr(o.APIKey, os.Getenv("ANTHROPIC_API_KEY"))
-	base := cmpOr(o.BaseURL, os.Getenv("ANTHROPIC_BASE_URL"))
+	key := cmp.Or(o.APIKey, os.Getenv("ANTHROPIC_API_KEY"))
+	base := cmp.Or(o.BaseURL, os.Getenv("ANTHROPIC_BASE_URL"))
 	if key == "" && (base == "" || strings.Contains(base, "api.anthropic.com")) {
 		return nil, &agent.ModelError{Provider: "anthropic", Kind: agent.ModelAuth,
 			Err: errors.New("no API key: set ANTHROPIC_API_KEY, or the key in the configuration")}
 	}
-	endpoint, err := apihttp.Endpoint(cmpOr(base, DefaultBaseURL), "v1/messages")
+	endpoint, err := apihttp.Endpoint(cmp.Or(base, DefaultBaseURL), "v1/messages")
 	if err != nil {
 		return nil, fmt.Errorf("anthropic: %w", err)
 	}
 	m := &Model{model: o.Model, maxTokens: o.MaxTokens, api: apihttp.Client{
-		HTTP: apihttp.HTTPClient(o.HTTPClient), URL: endpoint, MaxRetries: retries(o.MaxRetries),
+		HTTP: apihttp.HTTPClient(o.HTTPClient), URL: endpoint, MaxRetries: apihttp.Retries(o.MaxRetries),
 		// A local server takes any key.
-		Header: http.Header{"X-Api-Key": {cmpOr(key, "none")}, "Anthropic-Version": {apiVersion}},
+		Header: http.Header{"X-Api-Key": {cmp.Or(key, "none")}, "Anthropic-Version": {apiVersion}},
 	}}
 	if m.maxTokens <= 0 {
 		m.maxTokens = DefaultMaxTokens
 	}
 	return m, nil
-}
-
-func retries(n int) int {
-	if n == 0 {
-		return apihttp.DefaultMaxRetries
-	}
-	return max(n, 0)
-}
-
-// cmpOr is the first of vs that is not empty.
-func cmpOr(vs ...string) string {
-	for _, v := range vs {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // Generate sends the request as a streamed message.

@@ -14,6 +14,7 @@
 package openai
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -59,8 +60,8 @@ type Model struct {
 // New returns the model. It fails when OpenAI's own API is used without a
 // key, or the base URL is not an http or https URL.
 func New(o Options) (*Model, error) {
-	key := cmpOr(o.APIKey, os.Getenv("OPENAI_API_KEY"))
-	base := cmpOr(o.BaseURL, os.Getenv("OPENAI_BASE_URL"), DefaultBaseURL)
+	key := cmp.Or(o.APIKey, os.Getenv("OPENAI_API_KEY"))
+	base := cmp.Or(o.BaseURL, os.Getenv("OPENAI_BASE_URL"), DefaultBaseURL)
 	official := strings.Contains(base, "api.openai.com")
 	if key == "" && official {
 		return nil, &agent.ModelError{Provider: "openai", Kind: agent.ModelAuth,
@@ -71,7 +72,7 @@ func New(o Options) (*Model, error) {
 		return nil, fmt.Errorf("openai: %w", err)
 	}
 	m := &Model{model: o.Model, official: official, api: apihttp.Client{
-		HTTP: apihttp.HTTPClient(o.HTTPClient), URL: endpoint, Header: header(key, official), MaxRetries: retries(o.MaxRetries),
+		HTTP: apihttp.HTTPClient(o.HTTPClient), URL: endpoint, Header: header(key, official), MaxRetries: apihttp.Retries(o.MaxRetries),
 	}}
 	return m, nil
 }
@@ -80,7 +81,7 @@ func New(o Options) (*Model, error) {
 // reject a request without one. The organization and project of
 // OpenAI's own API (read from the variables its SDK reads) go only there.
 func header(key string, official bool) http.Header {
-	h := http.Header{"Authorization": {"Bearer " + cmpOr(key, "none")}}
+	h := http.Header{"Authorization": {"Bearer " + cmp.Or(key, "none")}}
 	if !official {
 		return h
 	}
@@ -91,23 +92,6 @@ func header(key string, official bool) http.Header {
 		h.Set("OpenAI-Project", project)
 	}
 	return h
-}
-
-func retries(n int) int {
-	if n == 0 {
-		return apihttp.DefaultMaxRetries
-	}
-	return max(n, 0)
-}
-
-// cmpOr is the first of vs that is not empty.
-func cmpOr(vs ...string) string {
-	for _, v := range vs {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // Generate sends the request as a streamed chat completion.

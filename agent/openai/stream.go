@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"cmp"
 	"errors"
 	"io"
 
@@ -113,8 +114,8 @@ func (a *accumulator) add(c *chunk, stream func(agent.Delta)) error {
 	if a.id != "" && c.ID != "" && c.ID != a.id {
 		return &agent.ModelError{Provider: "openai", Err: errNotContinued}
 	}
-	a.id = cmpOr(a.id, c.ID)
-	a.model = cmpOr(c.Model, a.model)
+	a.id = cmp.Or(a.id, c.ID)
+	a.model = cmp.Or(c.Model, a.model)
 	if c.Usage != nil {
 		a.usage = *c.Usage
 	}
@@ -163,7 +164,7 @@ func (a *accumulator) addCall(t *toolCallDelta) error {
 		a.calls = append(a.calls, agent.ToolCall{})
 	}
 	c := &a.calls[i]
-	c.ID = cmpOr(t.ID, c.ID)
+	c.ID = cmp.Or(t.ID, c.ID)
 	c.Name += t.Function.Name
 	c.Arguments += t.Function.Arguments
 	return nil

@@ -32,6 +32,15 @@ import (
 // options say nothing, as in the official SDKs.
 const DefaultMaxRetries = 2
 
+// Retries reads a provider's MaxRetries option: zero is
+// DefaultMaxRetries, a negative number none.
+func Retries(n int) int {
+	if n == 0 {
+		return DefaultMaxRetries
+	}
+	return max(n, 0)
+}
+
 // responseHeaderTimeout bounds the wait for an answer's headers (not for
 // its stream) with the default HTTP client, as Anthropic's SDK does: a
 // server that accepts the connection and never answers does not hang the
