@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -28,15 +29,45 @@ const (
 	// Deny refuses every tool call and sampling request, whatever the
 	// allow lists say.
 	Deny Mode = "deny"
+	// Plan runs the tools that say they are read-only (the readOnlyHint
+	// annotation) without asking and refuses every other call, telling
+	// the model why: the model looks and plans, and changes nothing.
+	// Sampling requests and skill loads are asked for as in mode ask.
+	Plan Mode = "plan"
 )
 
-// ParseMode reads "ask", "auto" or "deny".
+// ParseMode reads "ask", "auto", "plan" or "deny".
 func ParseMode(s string) (Mode, error) {
 	switch m := Mode(s); m {
-	case Ask, Auto, Deny:
+	case Ask, Auto, Plan, Deny:
 		return m, nil
 	}
-	return "", fmt.Errorf("approval must be ask, auto or deny, not %q", s)
+	return "", fmt.Errorf("approval must be ask, auto, plan or deny, not %q", s)
+}
+
+// Permission is the user's standing decision about a tool or all the
+// tools of a server, kept for a project (see [Policy.SetPermission]).
+type Permission string
+
+// The permissions.
+const (
+	// Always runs the calls without asking (unless the configuration's
+	// deny list or mode deny or plan refuses them).
+	Always Permission = "always"
+	// AskEach asks before each call, even in mode auto or when the
+	// configuration's allow list names the tool.
+	AskEach Permission = "ask"
+	// Never refuses the calls, whatever the mode and the allow list.
+	Never Permission = "never"
+)
+
+// ParsePermission reads "always", "ask" or "never".
+func ParsePermission(s string) (Permission, error) {
+	switch p := Permission(s); p {
+	case Always, AskEach, Never:
+		return p, nil
+	}
+	return "", fmt.Errorf("a permission is always, ask or never, not %q", s)
 }
 
 // Policy decides which tool calls run and which sampling requests the
@@ -62,6 +93,43 @@ type Policy struct {
 	skills map[string]bool
 	// grants are the skills' allowed-tools the user granted.
 	grants []toolGrant
+	// permissions are the user's standing decisions, by tool name in
+	// the host's list (server__tool) or by server name.
+	permissions map[string]Permission
+}
+
+// SetPermission sets the permission of target, a tool's name in the
+// host's list (server__tool) or a server's name; "" removes it. A tool's
+// own permission wins over its server's.
+func (p *Policy) SetPermission(target string, perm Permission) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if perm == "" {
+		delete(p.permissions, target)
+		return
+	}
+	if p.permissions == nil {
+		p.permissions = map[string]Permission{}
+	}
+	p.permissions[target] = perm
+}
+
+// Permissions are the permissions set, by tool or server name.
+func (p *Policy) Permissions() map[string]Permission {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return maps.Clone(p.permissions)
+}
+
+// permissionOf is the permission that applies to t, and the name it is
+// set for: the tool's own, else its server's.
+func (p *Policy) permissionOf(t *host.Tool) (Permission, string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if perm, ok := p.permissions[t.Name]; ok {
+		return perm, t.Name
+	}
+	return p.permissions[t.Server], t.Server
 }
 
 // toolGrant is a skill's allowed-tools the user granted: tools of the
@@ -131,7 +199,10 @@ type verdict struct {
 	unasked bool
 }
 
-// decideTool decides a tool call.
+// decideTool decides a tool call: mode deny and the configuration's
+// deny list first, then the user's permissions for the project (never
+// before mode plan, which nothing else overrides), then the allow list,
+// the session's answers and the mode.
 func (p *Policy) decideTool(ctx context.Context, t *host.Tool, args jsontext.Value) verdict {
 	if p == nil {
 		return verdict{reason: "not run: the host has no approval policy"}
@@ -142,18 +213,44 @@ func (p *Policy) decideTool(ctx context.Context, t *host.Tool, args jsontext.Val
 	if pat, ok := matchAny(p.Deny, t.Name); ok {
 		return verdict{reason: fmt.Sprintf("not run: the configuration denies this tool (%q)", pat)}
 	}
+	q := &Question{Server: t.Server, Name: t.Name, Tool: t.Tool.Name, Title: t.Tool.Title, Arguments: args}
+	q.ReadOnly, q.Destructive, q.OpenWorld = hints(t.Tool.Annotations)
+	perm, by := p.permissionOf(t)
+	switch {
+	case perm == Never:
+		return verdict{reason: fmt.Sprintf("not run: the user's permissions for this project say never for %s", by)}
+	case p.Mode == Plan:
+		return planVerdict(q)
+	case perm == Always || p.sessionAllows(t):
+		return verdict{ok: true}
+	case perm == AskEach && p.Ask == nil:
+		return verdict{unasked: true, reason: fmt.Sprintf("not run: the user's permissions for this project say ask for %s, "+
+			"and there is no terminal to ask", by)}
+	case perm == AskEach:
+		return p.ask(ctx, q, "tool calls")
+	}
 	if _, ok := matchAny(p.Allow, t.Name); ok {
 		return verdict{ok: true}
 	}
-	p.mu.Lock()
-	allowed := p.session[t.Name] || p.granted(t)
-	p.mu.Unlock()
-	if allowed {
+	return p.decide(ctx, q, "tool calls")
+}
+
+// planVerdict is mode plan's decision: a read-only tool runs, and the
+// model is told that nothing else does.
+func planVerdict(q *Question) verdict {
+	if q.ReadOnly {
 		return verdict{ok: true}
 	}
-	q := &Question{Server: t.Server, Name: t.Name, Tool: t.Tool.Name, Title: t.Tool.Title, Arguments: args}
-	q.ReadOnly, q.Destructive, q.OpenWorld = hints(t.Tool.Annotations)
-	return p.decide(ctx, q, "tool calls")
+	return verdict{reason: "not run: approval mode plan runs only read-only tools (readOnlyHint), and this one may change things; " +
+		"say what it would do in the plan instead"}
+}
+
+// sessionAllows reports whether the user allowed t for the session, or
+// granted it through a skill's allowed-tools.
+func (p *Policy) sessionAllows(t *host.Tool) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.session[t.Name] || p.granted(t)
 }
 
 // decideSampling decides a server's sampling request.
@@ -252,10 +349,17 @@ func denyMode(what string) verdict {
 	return verdict{reason: "not run: " + what + " are denied (approval mode deny)"}
 }
 
+// decide approves in mode auto, and otherwise asks.
 func (p *Policy) decide(ctx context.Context, q *Question, what string) verdict {
 	if p.Mode == Auto {
 		return verdict{ok: true}
 	}
+	return p.ask(ctx, q, what)
+}
+
+// ask asks the user, refusing when there is no one to ask; an answer of
+// always for the session is remembered.
+func (p *Policy) ask(ctx context.Context, q *Question, what string) verdict {
 	if p.Ask == nil {
 		return verdict{unasked: true, reason: "not run: " + what + " need the user's approval and there is no terminal to ask; " +
 			"rerun with --approval auto, or allow this in the configuration"}

@@ -80,7 +80,7 @@ func TestSettings(t *testing.T) {
 		t.Errorf("merged %+v", merged)
 	}
 	for in, want := range map[string]string{
-		`{"approval":"sometimes"}`: "approval must be ask, auto or deny",
+		`{"approval":"sometimes"}`: "approval must be ask, auto, plan or deny",
 		`{"modle":"x"}`:            "unknown",
 		`{"providers":{"o":{"apiKey":"${FERRY_UNSET_VAR_X}"}}}`: "FERRY_UNSET_VAR_X",
 	} {

@@ -32,7 +32,7 @@ type Settings struct {
 	// Model is "PROVIDER/MODEL".
 	Model  string `json:"model,omitempty"`
 	System string `json:"system,omitempty"`
-	// Approval is "ask", "auto" or "deny".
+	// Approval is "ask", "auto", "plan" or "deny".
 	Approval string `json:"approval,omitempty"`
 	// Allow and Deny are tool names or patterns (server__tool).
 	Allow []string `json:"allow,omitempty"`
