@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -23,7 +24,7 @@ import (
 func (f *agentFlags) declare(fs *flag.FlagSet, run bool) {
 	fs.StringVar(&f.model, "model", "", "the model `PROVIDER/MODEL` (or FERRY_MODEL, or the configuration's \"agent\" settings): openai/gpt-4o, anthropic/claude-sonnet-4-5, ollama/llama3.2, deepseek/..., dashscope/qwen-plus, ...")
 	fs.StringVar(&f.baseURL, "base-url", "", "the provider's `URL` (OpenAI's ends in /v1)")
-	fs.StringVar(&f.approval, "approval", "", "`MODE` ask (at a terminal), auto or deny tool calls and sampling requests (the configuration's allow/deny lists first)")
+	fs.StringVar(&f.approval, "approval", "", "`MODE` ask (at a terminal), auto or deny tool calls and sampling requests (the configuration's allow/deny lists and the project's permissions first); plan runs the read-only tools and refuses the rest")
 	fs.StringVar(&f.system, "system", "", "the system prompt `TEXT`")
 	fs.IntVar(&f.maxSteps, "max-steps", 0, "model requests `N` per turn (default 25)")
 	fs.Int64Var(&f.maxTokens, "max-tokens", 0, "tokens `N` per turn (default: no limit)")
@@ -139,8 +140,22 @@ func (r *agentRun) makePolicy(ask func(ctx context.Context, q *agent.Question) (
 		return nil, usageErrorf("--approval: %v", err)
 	}
 	s := r.settings
-	return &agent.Policy{Mode: m, Allow: s.Allow, Deny: s.Deny, SamplingAllow: s.Sampling.Allow, SamplingDeny: s.Sampling.Deny, Ask: ask}, nil
+	p := &agent.Policy{Mode: m, Allow: s.Allow, Deny: s.Deny, SamplingAllow: s.Sampling.Allow, SamplingDeny: s.Sampling.Deny, Ask: ask}
+	// A "never" the user set must hold: a file that cannot be read
+	// stops the run rather than run without it.
+	perms, err := projectPermissions(projectDir())
+	if err != nil {
+		return nil, fmt.Errorf("the permissions kept for this project: %w", err)
+	}
+	for target, perm := range perms {
+		p.SetPermission(target, perm)
+	}
+	return p, nil
 }
+
+// projectDir is the project the permissions are kept for: the folder
+// ferry runs in.
+func projectDir() string { return config.HostEnv().Dir }
 
 // startAgent loads the configuration, opens the model, starts the
 // servers with the agent answering their sampling requests, and returns
@@ -276,13 +291,10 @@ func agentExitCode(err error) (int, bool) {
 	return 0, false
 }
 
-// toolLabel is a tool as people read it: server.tool.
-func toolLabel(c *agent.CallRecord) string {
-	if c.Server != "" {
-		return c.Server + "." + c.Tool
-	}
-	return c.Name
-}
+// toolLabel is a tool as people read it: its name in the host's list
+// (server__tool), the one name the model, /tools, the allow and deny
+// lists and /permissions use too.
+func toolLabel(c *agent.CallRecord) string { return c.Name }
 
 // serverCount says how many servers and tools the agent has.
 func (r *agentRun) serverCount() (servers, tools int) {

@@ -172,7 +172,7 @@ func TestRunExitCodes(t *testing.T) {
 	}{
 		{"no model", 0, []string{"-p", "x"}, exitUsage, "no model"},
 		{"no prompt", 0, []string{"--model", "openai/fixture", "--base-url", base}, exitUsage, "run needs a prompt"},
-		{"bad approval", 0, []string{"--model", "openai/fixture", "--base-url", base, "--approval", "maybe", "-p", "x"}, exitUsage, "approval must be ask, auto or deny"},
+		{"bad approval", 0, []string{"--model", "openai/fixture", "--base-url", base, "--approval", "maybe", "-p", "x"}, exitUsage, "approval must be ask, auto, plan or deny"},
 		{"bad model", 0, []string{"--model", "fixture", "-p", "x"}, exitUsage, "PROVIDER/MODEL"},
 		{"refused key", 401, []string{"--model", "openai/fixture", "--base-url", base, "-p", "x"}, exitAuth, "scripted failure"},
 		{"model error", 500, []string{"--model", "openai/fixture", "--base-url", base, "-p", "x"}, exitError, "scripted failure"},
@@ -205,7 +205,7 @@ func TestChatPiped(t *testing.T) {
 	for _, want := range []string{
 		"ferry chat · openai/fixture · 1 servers,",
 		"you said: hello (1 messages)",
-		"⚙ ex.echo {\"message\":\"hi\"}", "← ex.echo", "done: hi",
+		"⚙ ex__echo {\"message\":\"hi\"}", "← ex__echo", "done: hi",
 		"(saved 6 messages to " + saved + ")",
 		"(the conversation is cleared)",
 		"you said: again (1 messages)",

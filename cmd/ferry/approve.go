@@ -81,7 +81,7 @@ func toolQuestion(q *agent.Question) question {
 	args := compactJSON(q.Arguments)
 	shown, hidden := head(args, argumentsPreview)
 	var b strings.Builder
-	fmt.Fprintf(&b, "  ? %s.%s %s%s\n", safeLine(q.Server), safeLine(q.Tool), safeLine(shown), ellipsis(hidden))
+	fmt.Fprintf(&b, "  ? %s %s%s\n", safeLine(q.Name), safeLine(shown), ellipsis(hidden))
 	writeHidden(&b, hidden, "of the arguments")
 	fmt.Fprintf(&b, "    %s\n", toolNotes(q))
 	prompt := "Run it? [y]es / [n]o"

@@ -236,6 +236,9 @@ var chatCommand = &command{
 const chatHelp = `Type a message to talk to the model; it calls the servers' tools as it needs.
   /tools [SERVER]        the tools the model may call
   /servers               the servers and their state
+  /permissions [NAME P]  the approval of each server and tool; NAME (SERVER or
+                         SERVER__TOOL) always, ask, never or default sets it,
+                         kept for this project
   /reload                read the configuration again: start added servers, stop
                          removed ones, restart changed ones (SIGHUP too)
   /prompts               the servers' prompts, used as /SERVER:PROMPT [k=v ...]
@@ -366,6 +369,8 @@ func (c *chat) handle(ctx context.Context, line string) bool {
 			c.listTools(ctx, rest)
 		case "servers":
 			c.listServers()
+		case "permissions":
+			c.permissions(ctx, rest)
 		case "reload":
 			c.reload(ctx, true)
 		case "prompts":

@@ -26,7 +26,7 @@ func TestRunForScripts(t *testing.T) {
 		}
 		return out
 	}
-	note := "ferry: ex.echo needs approval and there is no terminal to ask"
+	note := "ferry: ex__echo needs approval and there is no terminal to ask"
 	cases := []struct {
 		name   string
 		args   []string
@@ -35,7 +35,7 @@ func TestRunForScripts(t *testing.T) {
 		stderr []string // what stderr holds, in order
 	}{
 		{"ask without a terminal", args([]string{"--config", cfg}, model, echo), exitNotApproved,
-			[]string{"done: Error: not run: tool calls need the user's approval"}, []string{note, "ferry: the answer lacks what was refused for want of approval (no terminal to ask): ex.echo; rerun with --approval auto"}},
+			[]string{"done: Error: not run: tool calls need the user's approval"}, []string{note, "ferry: the answer lacks what was refused for want of approval (no terminal to ask): ex__echo; rerun with --approval auto"}},
 		{"ask without a terminal, json", args([]string{"--config", cfg, "--format", "json"}, model, echo), exitNotApproved,
 			[]string{`"answer": "done: Error: not run: tool calls need the user's approval`, `"unasked": true`, `"code": 7`, `"kind": "not_approved"`},
 			[]string{note, `{"error":{"code":7,"kind":"not_approved"`}},
