@@ -63,7 +63,7 @@ next to "mcpServers"; flags given on the command line win:
 
   "agent": {
     "model": "anthropic/claude-sonnet-4-5",   PROVIDER/MODEL (--model)
-    "approval": "ask",                         ask, auto or deny (--approval)
+    "approval": "ask",                         ask, auto, plan or deny (--approval)
     "allow": ["memory__read_graph", "*__search_*"],   tools run without asking
     "deny": ["*__delete_*"],                   tools never run
     "sampling": {"allow": ["everything"], "deny": []},   servers' sampling requests
@@ -90,6 +90,14 @@ environment, and without apiKey the provider's own variable is read
 OpenAI and the compatible endpoints, and is the host for Anthropic; --base-url
 overrides the model's. Providers: ` + "openai, anthropic, ollama, lmstudio, vllm, llamacpp,\ndeepseek, dashscope, openrouter" + `; another OpenAI-compatible endpoint is
 openai/MODEL with its baseURL. Tool names are SERVER__TOOL, as the model sees them.
+
+Approval: deny runs no tool; then the deny list refuses; then the permissions
+kept for the project (ferry chat's /permissions: always, ask or never for a
+SERVER or a SERVER__TOOL, the tool's own first) in ferry/permissions of the
+user's configuration directory, for the folder ferry runs in: never refuses,
+plan runs only the tools annotated read-only (readOnlyHint) and tells the model
+it refused the rest, always runs, ask asks (even in mode auto); then the allow
+list runs; then the mode: auto runs, ask asks at a terminal and refuses elsewhere.
 `
 
 const exitText = `Exit codes:
