@@ -57,7 +57,7 @@ func TestRunApprovalModes(t *testing.T) {
 		{"the project's permissions stay in it", elsewhere, []string{"ex__add never"}, "auto", add, exitOK, `done: {"sum":3}`, ""},
 		{"always runs without a terminal", project, []string{"ex always"}, "", echo, exitOK, "done: hi\n", ""},
 		{"ask asks even in mode auto", project, []string{"ex__echo ask"}, "auto", echo, exitNotApproved,
-			"say ask for ex__echo, and there is no terminal to ask", "ferry: ex__echo needs approval and there is no terminal to ask"},
+			"say ask for ex__echo, and there is no terminal to ask", "is asked about in every mode: set it to always)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

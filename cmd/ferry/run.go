@@ -122,7 +122,8 @@ func (rep *runReport) noteUnasked(e agent.Event) {
 	rep.mu.Unlock()
 	if first {
 		rep.o.logf("ferry: %s needs approval and there is no terminal to ask: it is refused, as is all that needs approval, "+
-			"and ferry run will exit with %d; for scripts, give --approval auto or allow the tools in the configuration's agent settings",
+			"and ferry run will exit with %d; for scripts, give --approval auto or allow the tools in the configuration's agent settings "+
+			"(a tool set to ask with /permissions is asked about in every mode: set it to always)",
 			what, exitNotApproved)
 	}
 }
