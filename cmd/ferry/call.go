@@ -134,12 +134,12 @@ func cmdCall(ctx context.Context, o *cli, argsJSON string) error {
 	if err != nil {
 		var ue *usageError
 		if errors.As(err, &ue) {
-			return usageErrorf("%s.%s: %v (it takes: %s; ferry tools %s %s shows them)", srv.Name(), toolName, err,
+			return usageErrorf("%s: %v (it takes: %s; ferry tools %s %s shows them)", o.toolName(srv.Name(), toolName), err,
 				signature(tools[i].InputSchema), srv.Name(), toolName)
 		}
 		return err
 	}
-	label := srv.Name() + "." + toolName
+	label := o.toolName(srv.Name(), toolName)
 	ctx = client.WithProgress(ctx, func(p *protocol.ProgressParams) { o.term.showProgress(label, p) })
 	var res *protocol.CallToolResult
 	if o.task {

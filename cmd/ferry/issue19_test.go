@@ -114,7 +114,7 @@ func TestReadByTemplate(t *testing.T) {
 // one argument").
 func TestToolDetail(t *testing.T) {
 	code, out, errOut, _ := runBin(t, "--format", "table", "tools", "everything", "countdown", "--", exampleServer)
-	for _, want := range []string{"everything.countdown", "Counts down, reporting progress at each step", "steps*",
+	for _, want := range []string{"everything__countdown", "Counts down, reporting progress at each step", "steps*",
 		"integer, 1 to 100, default 5: Number of steps", "Input schema:", `"maximum": 10000`} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("table: exit %d, lacks %q:\n%s%s", code, want, out, errOut)

@@ -29,7 +29,7 @@ func (o *cli) callTask(ctx context.Context, srv *host.Server, tool string, args 
 	if err != nil {
 		return nil, err
 	}
-	label := srv.Name() + "." + tool
+	label := o.toolName(srv.Name(), tool)
 	sigs := notifyInterrupt()
 	defer signal.Stop(sigs)
 	ctx = client.WithProgress(ctx, func(p *protocol.ProgressParams) { o.term.showProgress(label, p) })

@@ -62,7 +62,7 @@ func cmdToolDetail(ctx context.Context, o *cli, servers []*config.Server) error 
 // writeToolDetail shows a tool for people.
 func (o *cli) writeToolDetail(server string, t *protocol.Tool) {
 	w := o.stdout
-	head := server + "." + t.Name
+	head := o.toolName(server, t.Name)
 	if t.Title != "" {
 		head += " (" + t.Title + ")"
 	}

@@ -77,7 +77,7 @@ func cmdTools(ctx context.Context, o *cli) error {
 		for _, t := range tools {
 			name := t.Tool.Name
 			if many {
-				name = t.Server + "." + name
+				name = o.toolName(t.Server, name)
 			}
 			tab.add(name, signature(t.Tool.InputSchema), t.Tool.Description)
 		}
@@ -88,6 +88,12 @@ func cmdTools(ctx context.Context, o *cli) error {
 	}
 	return listErr
 }
+
+// toolName is how the command writes a server's tool everywhere it
+// names one (the tables, progress, questions, errors): as the model, the
+// allow and deny lists and the JSON output write it, SERVER__TOOL (with
+// --separator's separator).
+func (o *cli) toolName(server, tool string) string { return server + o.separator + tool }
 
 func manyServers(tools []host.Tool) bool {
 	for _, t := range tools {
