@@ -272,6 +272,3 @@ func (c *Client) paramsWith(meta wireMeta, params any) any {
 	}
 	return &metaParams{Meta: meta, Rest: rest}
 }
-
-// rpc is what the JSON-RPC engine gives ferry's own packages.
-var rpc = jsonrpcapi.Get[*jsonrpc.Conn, *jsonrpc.Message]()

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/ferrymcp/ferry/client"
-	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
@@ -90,7 +90,7 @@ func TestDiscoverRetriesAdvertisedVersion(t *testing.T) {
 						a.Write(context.Background(), &jsonrpc.Message{ID: m.ID, Error: jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "no")})
 						continue
 					}
-					attempts <- jsonrpcapi.Get[*jsonrpc.Conn, *jsonrpc.Message]().Meta(m).ProtocolVersion
+					attempts <- jsonrpc2.Meta(m).ProtocolVersion
 					if n < c.refuse {
 						a.Write(context.Background(), &jsonrpc.Message{ID: m.ID, Error: &jsonrpc.Error{
 							Code: protocol.CodeUnsupportedProtocolVersion, Message: "Unsupported protocol version",

@@ -11,7 +11,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ferrymcp/ferry/intercept"
-	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/internal/mcpheader"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
@@ -51,7 +51,7 @@ type rawResult struct {
 // readFrom reads the result of m, whose resultType the decoder picked
 // out while it validated it: a 64 KiB result is not walked again.
 func (r *rawResult) readFrom(m *jsonrpc.Message) error {
-	if sn := rpc.Meta(m); sn.ResultSeen {
+	if sn := jsonrpc2.Meta(m); sn.ResultSeen {
 		r.raw = m.Result
 		return r.resultType(sn.ResultType, sn.ResultType != nil)
 	}
@@ -60,7 +60,7 @@ func (r *rawResult) readFrom(m *jsonrpc.Message) error {
 
 func (r *rawResult) read(raw []byte) error {
 	r.raw = raw
-	v, ok, err := jsonrpcapi.Member(raw, "resultType")
+	v, ok, err := jsonrpc2.Member(raw, "resultType")
 	if err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ func (r *rawResult) read(raw []byte) error {
 // resultType reads the raw resultType v, when ok.
 func (r *rawResult) resultType(v jsontext.Value, ok bool) error {
 	if ok && string(v) != "null" {
-		rt, err := jsonrpcapi.Unquote(v)
+		rt, err := jsonrpc2.Unquote(v)
 		if err != nil {
 			return fmt.Errorf("resultType: %w", err)
 		}

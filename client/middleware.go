@@ -10,6 +10,7 @@ import (
 
 	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/internal/interceptapi"
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
@@ -177,10 +178,10 @@ func splitMeta(raw jsontext.Value) (rest jsontext.Value, own protocol.Meta, err 
 // a 64 KiB result is not walked again; else (an answer not decoded here)
 // by a walk of its members.
 func isToolError(m *jsonrpc.Message) bool {
-	if sn := rpc.Meta(m); sn.ResultSeen {
+	if sn := jsonrpc2.Meta(m); sn.ResultSeen {
 		return string(sn.IsError) == "true"
 	}
-	v, ok, _ := jsonrpcapi.Member(m.Result, "isError")
+	v, ok, _ := jsonrpc2.Member(m.Result, "isError")
 	return ok && string(v) == "true"
 }
 
@@ -249,11 +250,11 @@ func rawMember(raw jsontext.Value, name string) string {
 	if name == "" {
 		return ""
 	}
-	v, ok, err := jsonrpcapi.Member(raw, name)
+	v, ok, err := jsonrpc2.Member(raw, name)
 	if err != nil || !ok {
 		return ""
 	}
-	s, err := jsonrpcapi.Unquote(v)
+	s, err := jsonrpc2.Unquote(v)
 	if err != nil {
 		return ""
 	}
@@ -265,7 +266,7 @@ func (c *Client) deliver(ctx context.Context, method string, params any, o *json
 	if o == nil {
 		return c.conn.Call(ctx, method, params)
 	}
-	return rpc.Call(c.conn, ctx, method, params, o)
+	return jsonrpc2.Call(c.conn, ctx, method, params, o)
 }
 
 // answerRequest answers a request of the server, through the receiving

@@ -7,7 +7,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/internal/serverapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
@@ -31,13 +31,13 @@ func toolCall(req *server.Request) (*protocol.CallToolParams, error) {
 	raw, walked := serverapi.Name(sn, params)
 	args := sn.Arguments
 	if walked {
-		args, _, _ = jsonrpcapi.Member(params, "arguments")
+		args, _, _ = jsonrpc2.Member(params, "arguments")
 	}
 	if len(raw) == 0 || raw[0] != '"' {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: tools/call needs a string name")
 	}
 	var err error
-	if p.Name, err = jsonrpcapi.Unquote(raw); err != nil {
+	if p.Name, err = jsonrpc2.Unquote(raw); err != nil {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid tool name: %v", err)
 	}
 	if args != nil && string(args) != "null" {
@@ -59,14 +59,14 @@ func toolCall(req *server.Request) (*protocol.CallToolParams, error) {
 
 // mrtrParams reads the members of a retried stateless request.
 func mrtrParams(params jsontext.Value, out *protocol.MRTRParams) error {
-	if raw, ok, _ := jsonrpcapi.Member(params, "requestState"); ok && string(raw) != "null" {
-		s, err := jsonrpcapi.Unquote(raw)
+	if raw, ok, _ := jsonrpc2.Member(params, "requestState"); ok && string(raw) != "null" {
+		s, err := jsonrpc2.Unquote(raw)
 		if err != nil {
 			return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid requestState: %v", err)
 		}
 		out.RequestState = s
 	}
-	if raw, ok, _ := jsonrpcapi.Member(params, "inputResponses"); ok && string(raw) != "null" {
+	if raw, ok, _ := jsonrpc2.Member(params, "inputResponses"); ok && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &out.InputResponses); err != nil {
 			return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid inputResponses: %v", err)
 		}

@@ -13,12 +13,16 @@
 //
 // Streams may have optional capabilities that let a Conn take faster
 // paths (answers handed straight back, answers batched, memory reused);
-// stream.go declares them all, with [As] to find them through wrappers
-// and [Observe] to wrap a stream without losing any.
+// the capability interfaces ([Batcher], [Recycler], [Requester] and the
+// rest) are all of them, with [As] to find them through wrappers and
+// [Observe] to wrap a stream without losing any.
 //
 // How a Conn schedules its goroutines, who owns the memory a message was
 // read into, and the seams ferry's transports use are described in
-// DESIGN.md at the root of the repository.
+// DESIGN.md at the root of the repository. The engine itself is
+// ferry's internal package jsonrpc2: the names of this package are
+// aliases of its, so that its internals can change without a breaking
+// release.
 //
 // Most programs never use this package directly: package server and
 // package client build on it. It is for writing transports, and for

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -561,8 +561,8 @@ func checkSample(t *testing.T, s *specSchema, n int, smp sample) (validations in
 			if m.Method != smp.method {
 				fail("decoded method %q", m.Method)
 			}
-			if IsStateless(s.rev) && smp.kind == sRequest && jsonrpcapi.Get[*jsonrpc.Conn, *jsonrpc.Message]().Meta(m).ProtocolVersion != s.rev {
-				fail("jsonrpc.Decode sniffed protocol version %q", jsonrpcapi.Get[*jsonrpc.Conn, *jsonrpc.Message]().Meta(m).ProtocolVersion)
+			if IsStateless(s.rev) && smp.kind == sRequest && jsonrpc2.Meta(m).ProtocolVersion != s.rev {
+				fail("jsonrpc.Decode sniffed protocol version %q", jsonrpc2.Meta(m).ProtocolVersion)
 			}
 		case sResult:
 			raw = m.Result

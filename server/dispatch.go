@@ -8,7 +8,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/internal/mcpjson"
 	"github.com/ferrymcp/ferry/internal/serverapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
@@ -46,12 +46,12 @@ func (s *Server) serveMessage(ctx context.Context, m *jsonrpc.Message, sess *Ses
 		if err := s.checkRequestMeta(m); err != nil {
 			return nil, err
 		}
-		if err := s.checkVersion(rpc.Meta(m).ProtocolVersion); err != nil {
+		if err := s.checkVersion(jsonrpc2.Meta(m).ProtocolVersion); err != nil {
 			return nil, err
 		}
 		return s.statelessRequest(ctx, m, peer)
 	}
-	if v := rpc.Meta(m).ProtocolVersion; v != "" && (protocol.IsStateless(v) || !sess.Initialized()) {
+	if v := jsonrpc2.Meta(m).ProtocolVersion; v != "" && (protocol.IsStateless(v) || !sess.Initialized()) {
 		if err := s.checkVersion(v); err != nil {
 			return nil, err
 		}
@@ -108,14 +108,14 @@ func (s *Server) requestMeta(raw []byte) (*protocol.RequestMeta, error) {
 // every request must: "A request missing any required field is
 // malformed; the server MUST reject it with JSON-RPC error code -32602."
 func (s *Server) checkRequestMeta(m *jsonrpc.Message) error {
-	meta := rpc.Meta(m)
+	meta := jsonrpc2.Meta(m)
 	if len(meta.Raw) == 0 {
 		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "missing _meta: every request must carry %s and %s", protocol.MetaProtocolVersion, protocol.MetaClientCapabilities)
 	}
 	if meta.ProtocolVersion == "" {
 		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "missing required _meta field %s", protocol.MetaProtocolVersion)
 	}
-	if v, ok, _ := jsonrpcapi.Member(meta.Raw, protocol.MetaClientCapabilities); !ok || len(v) == 0 || v[0] != '{' {
+	if v, ok, _ := jsonrpc2.Member(meta.Raw, protocol.MetaClientCapabilities); !ok || len(v) == 0 || v[0] != '{' {
 		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "missing required _meta field %s", protocol.MetaClientCapabilities)
 	}
 	return nil
@@ -189,7 +189,7 @@ func (s *Server) notification(ctx context.Context, r *Request) {
 // prior requests over the same connection to establish context ... Every
 // request supplies this metadata in its _meta field."
 func (s *Server) statelessRequest(ctx context.Context, m *jsonrpc.Message, peer serverapi.Peer) (any, error) {
-	sniffed := rpc.Meta(m)
+	sniffed := jsonrpc2.Meta(m)
 	meta, err := s.requestMeta(sniffed.Raw)
 	if err != nil {
 		return nil, err
@@ -240,7 +240,7 @@ func (s *Server) statelessMethod(ctx context.Context, r *Request) (any, error) {
 // not stateless: a request of the session, its initialize or ping, or a
 // notification (of a sessionless HTTP request too: sess is then nil).
 func (s *Server) sessionRequest(m *jsonrpc.Message, sess *Session, peer serverapi.Peer) *Request {
-	meta := rpc.Meta(m)
+	meta := jsonrpc2.Meta(m)
 	r := &Request{ID: m.ID, Method: m.Method, Session: sess, RawMeta: meta.Raw,
 		server: s, peer: peer, msg: m, progressToken: meta.ProgressToken, stateless: sess == nil}
 	if sess != nil {

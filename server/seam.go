@@ -1,6 +1,7 @@
 package server
 
 import (
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 	"github.com/ferrymcp/ferry/internal/serverapi"
 )
@@ -14,6 +15,6 @@ func init() {
 		CheckRequestMeta: (*Server).checkRequestMeta,
 		CheckVersion:     (*Server).checkVersion,
 		ToolHeaders:      (*Server).toolHeaders,
-		Sniffed:          func(r *Request) *jsonrpcapi.Meta { return rpc.Meta(r.msg) },
+		Sniffed:          func(r *Request) *jsonrpcapi.Meta { return jsonrpc2.Meta(r.msg) },
 	})
 }

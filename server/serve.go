@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/internal/serverapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
@@ -54,12 +54,9 @@ func (s *Server) connectSession(ctx context.Context, stream jsonrpc.Stream, id s
 	h.peer = &connPeer{Conn: conn, inputEnded: ended}
 	close(h.ready)
 	// No goroutine waits for the end: an idle session holds none.
-	rpc.OnClose(conn, h.session.Close)
+	jsonrpc2.OnClose(conn, h.session.Close)
 	return conn, h.session
 }
-
-// rpc is the engine's seam (see internal/jsonrpcapi).
-var rpc = jsonrpcapi.Get[*jsonrpc.Conn, *jsonrpc.Message]()
 
 // drainTimeout is how long answers being computed when the client closes
 // its input may still be sent.

@@ -10,7 +10,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ferrymcp/ferry/internal/jsonfast"
-	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/internal/mcpheader"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/jsonschema"
@@ -394,9 +394,9 @@ func (r *Request) callParams(params jsontext.Value) (*callToolParams, error) {
 		return p, r.toolCallErr
 	}
 	r.toolCallDecoded = true
-	if sn := rpc.Meta(r.msg); !sn.Extra && len(sn.Name) > 0 && sn.Name[0] == '"' {
+	if sn := jsonrpc2.Meta(r.msg); !sn.Extra && len(sn.Name) > 0 && sn.Name[0] == '"' {
 		// The decoder found the name and the arguments already.
-		name, err := jsonrpcapi.Unquote(sn.Name)
+		name, err := jsonrpc2.Unquote(sn.Name)
 		if err != nil {
 			r.toolCallErr = jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid tool name: %v", err)
 			return p, r.toolCallErr

@@ -10,7 +10,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/ferrymcp/ferry/internal/httpsec"
-	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/server"
 )
@@ -117,7 +117,7 @@ func NewHandler(s *server.Server, opts *Options) *Handler {
 		o.MaxConnectionsPerCaller = max(o.MaxConnections/2, 1)
 	}
 	if o.MaxReadMemory <= 0 {
-		o.MaxReadMemory = 16 * int64(jsonrpcapi.MaxSize(o.MaxMessageBytes))
+		o.MaxReadMemory = 16 * int64(jsonrpc2.MaxSize(o.MaxMessageBytes))
 	}
 	if o.Caller == nil {
 		o.Caller = remoteAddr

@@ -11,7 +11,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/jsonrpc"
 )
 
@@ -57,7 +57,7 @@ type readBounds struct {
 }
 
 func newStream(c *websocket.Conn, lim jsonrpc.Limits, keepAlive time.Duration, rb readBounds) *stream {
-	s := &stream{c: c, lim: lim, max: jsonrpcapi.MaxSize(lim.MaxSize), rb: rb, start: time.Now(), closed: make(chan struct{})}
+	s := &stream{c: c, lim: lim, max: jsonrpc2.MaxSize(lim.MaxSize), rb: rb, start: time.Now(), closed: make(chan struct{})}
 	// The library's own bound cuts a message that is far too large
 	// (closing the connection); below it, Read reports an oversized
 	// message as one bad message and the stream goes on.
@@ -164,7 +164,7 @@ var (
 // tooLarge is the error for a message of n bytes over the limit, whose
 // first bytes are prefix.
 func (s *stream) tooLarge(prefix []byte, n int) error {
-	tle := jsonrpcapi.TooLarge(n, s.max)
+	tle := jsonrpc2.TooLarge(n, s.max)
 	var tde *jsonrpc.DecodeError
 	if !errors.As(tle, &tde) {
 		return tle
@@ -180,7 +180,7 @@ func (s *stream) withID(prefix []byte, e *jsonrpc.Error) error {
 	m, err := jsonrpc.Decode(prefix, jsonrpc.Limits{MaxSize: len(prefix) + 1, MaxDepth: s.lim.MaxDepth})
 	if err == nil && m.ID.IsValid() { // the prefix is the whole message
 		id, _ := m.ID.MarshalJSON()
-		err = jsonrpcapi.TooLargeID(len(prefix), len(prefix), id, m.Method != "")
+		err = jsonrpc2.TooLargeID(len(prefix), len(prefix), id, m.Method != "")
 	}
 	var de *jsonrpc.DecodeError
 	if errors.As(err, &de) && de.ID.IsValid() {

@@ -13,7 +13,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ferrymcp/ferry/auth/metadata"
-	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/internal/serverapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
@@ -276,15 +276,13 @@ func calledTool(m *jsonrpc.Message) string {
 	if m.Method != protocol.MethodToolsCall {
 		return ""
 	}
-	raw, _ := serverapi.Name(rpc.Meta(m), m.Params)
-	name, err := jsonrpcapi.Unquote(raw)
+	raw, _ := serverapi.Name(jsonrpc2.Meta(m), m.Params)
+	name, err := jsonrpc2.Unquote(raw)
 	if err != nil {
 		return "" // not a string: the server refuses the call
 	}
 	return name
 }
-
-var rpc = jsonrpcapi.Get[*jsonrpc.Conn, *jsonrpc.Message]()
 
 // missing returns the scopes of need that granted does not cover, with
 // the implications of Implies.

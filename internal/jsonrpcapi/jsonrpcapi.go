@@ -1,15 +1,8 @@
-// Package jsonrpcapi is the seam between package jsonrpc and the rest of
-// ferry: the parts of the JSON-RPC engine that ferry's transports and MCP
-// layers use but that are no part of jsonrpc's public API, so that the
-// engine can change without breaking anyone. It follows grpc-go's
-// internal package: package jsonrpc fills it in its init, once, before
-// any package that imports jsonrpc can run; nothing changes it after.
-//
-// Functions that handle jsonrpc's own types are in [Engine], whose type
-// parameters stand for them (this package cannot import jsonrpc, which
-// imports it); a package gets them typed, once, with
-//
-//	var rpc = jsonrpcapi.Get[*jsonrpc.Conn, *jsonrpc.Message]()
+// Package jsonrpcapi holds the types that ferry's transports and MCP
+// layers share with the JSON-RPC engine (internal/jsonrpc2) beyond what
+// package jsonrpc gives users: what the decoder picks out of a message,
+// the options of a call, the wire buffer, the Pusher capability. It
+// holds no state.
 package jsonrpcapi
 
 import (
@@ -17,28 +10,6 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
-)
-
-// Set by package jsonrpc's init; never changed after.
-var (
-	// Member returns the raw value of the top-level member name of the
-	// JSON object obj, walking only the object's top level (nested values
-	// are skipped, not decoded). Transports use it to compare HTTP headers
-	// with the body (Mcp-Name against params.name) without decoding the
-	// params.
-	Member func(obj jsontext.Value, name string) (jsontext.Value, bool, error)
-	// Unquote decodes a JSON string token.
-	Unquote func(raw jsontext.Value) (string, error)
-	// MaxSize is the size limit a jsonrpc.Limits with MaxSize limit puts
-	// on a message.
-	MaxSize func(limit int) int
-	// TooLarge is the *jsonrpc.DecodeError a stream's Read returns for a
-	// message of n bytes over the limit max.
-	TooLarge func(n, max int) error
-	// TooLargeID is TooLarge for a message whose id (raw JSON) could be
-	// read from its first or last bytes; request tells that it had a
-	// "method" member: it was the peer's request, not an answer.
-	TooLargeID func(n, max int, id []byte, request bool) error
 )
 
 // SniffNames names the members of a message's params that the decoder
@@ -83,41 +54,8 @@ type Meta struct {
 	IsError jsontext.Value
 }
 
-// Engine holds the operations on jsonrpc's types that only ferry's own
-// packages use. C is *jsonrpc.Conn and M is *jsonrpc.Message.
-type Engine[C, M any] struct {
-	// Serve handles an incoming request on the calling goroutine, with
-	// the connection's bookkeeping (cancellation by the peer, the bound
-	// on requests in flight, panics turned into errors), and returns the
-	// reply to send, or nil when there is none (the peer cancelled the
-	// request, or the connection closed). Transports that answer each
-	// request on a response of its own (an HTTP POST) use it rather than
-	// hand the request to the connection's reader and wait for the reply:
-	// it saves two goroutine switches per request.
-	Serve func(c C, m M) M
-	// Meta returns what the decoder picked out of m's params (see
-	// [SniffNames]); zero for a message that was not decoded or has no params.
-	Meta func(m M) *Meta
-	// Write sends a message through the connection's stream as it is;
-	// transports that route messages (an HTTP session answering on a
-	// request's own stream) use it, so that wrappers of the stream see it.
-	Write func(c C, ctx context.Context, m M) error
-	// Call is Conn.Call with options.
-	Call func(c C, ctx context.Context, method string, params any, o *CallOptions) (M, error)
-	// EncodeWire replaces the contents of w with m's encoding.
-	EncodeWire func(w *Wire, m M) error
-	// Receive hands the connection a message that arrived, over a stream
-	// that implements [Pusher]: it goes where the connection's reading
-	// goroutine would send it. It reports false once the connection is
-	// closed.
-	Receive func(c C, m M) bool
-	// OnClose calls f, on a goroutine of its own, once the connection
-	// closed; stop cancels that (see context.AfterFunc).
-	OnClose func(c C, f func()) (stop func() bool)
-}
-
 // Pusher is implemented by streams whose transport hands over the
-// messages that arrive with [Engine].Receive, rather than the connection
+// messages that arrive with jsonrpc2.Receive, rather than the connection
 // reading them: a connection over one starts no reading goroutine, so
 // that between messages it holds none (an HTTP session whose client is
 // idle). Its Read is not called.
@@ -125,7 +63,7 @@ type Pusher interface {
 	PushesMessages()
 }
 
-// CallOptions are the options of [Engine].Call. The zero value is a plain
+// CallOptions are the options of jsonrpc2.Call. The zero value is a plain
 // Conn.Call.
 type CallOptions struct {
 	// Timeout, when positive, bounds the call: when it passes before the
@@ -152,12 +90,3 @@ func (o *CallOptions) Expired(method string) error {
 	}
 	return o.TimeoutErr(method, o.Timeout)
 }
-
-var engine any
-
-// Set is called once, by package jsonrpc's init.
-func Set[C, M any](e Engine[C, M]) { engine = e }
-
-// Get returns the engine package jsonrpc set; C and M must be
-// *jsonrpc.Conn and *jsonrpc.Message.
-func Get[C, M any]() Engine[C, M] { return engine.(Engine[C, M]) }

@@ -8,7 +8,7 @@ import "github.com/ferrymcp/ferry/internal/jsonfast"
 const WireRefMin = 16 << 10
 
 // Wire is a message encoded for a vectored write (writev(2), net.Buffers)
-// by [Engine].EncodeWire. Long strings of the bodies ferry's own types
+// by jsonrpc2.EncodeWire. Long strings of the bodies ferry's own types
 // encode (a tool's text result, the arguments of a call) are not copied
 // into it but referred to, and written from the memory they are in: a
 // large answer goes out without a buffer of its own. Its bytes are what

@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -158,7 +158,7 @@ func Lookup(args jsontext.Value, p Param) (jsontext.Value, bool) {
 	v := args
 	for _, step := range p.Path {
 		var ok bool
-		if v, ok, _ = jsonrpcapi.Member(v, step); !ok {
+		if v, ok, _ = jsonrpc2.Member(v, step); !ok {
 			return nil, false
 		}
 	}
@@ -173,7 +173,7 @@ func Lookup(args jsontext.Value, p Param) (jsontext.Value, bool) {
 func Value(v jsontext.Value) (string, bool) {
 	switch {
 	case len(v) > 0 && v[0] == '"':
-		s, err := jsonrpcapi.Unquote(v)
+		s, err := jsonrpc2.Unquote(v)
 		return Encode(s), err == nil
 	case string(v) == "true", string(v) == "false":
 		return string(v), true
@@ -192,7 +192,7 @@ func Value(v jsontext.Value) (string, bool) {
 func Matches(header string, body jsontext.Value) bool {
 	switch {
 	case len(body) > 0 && body[0] == '"':
-		s, err := jsonrpcapi.Unquote(body)
+		s, err := jsonrpc2.Unquote(body)
 		return err == nil && s == header
 	case string(body) == "true", string(body) == "false":
 		return header == string(body)

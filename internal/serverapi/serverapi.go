@@ -18,6 +18,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 	"github.com/ferrymcp/ferry/internal/mcpheader"
 	"github.com/ferrymcp/ferry/jsonrpc"
@@ -76,7 +77,7 @@ func Name(sn *jsonrpcapi.Meta, params jsontext.Value) (name jsontext.Value, walk
 	if sn.Name != nil {
 		return sn.Name, false
 	}
-	name, ok, err := jsonrpcapi.Member(params, "name")
+	name, ok, err := jsonrpc2.Member(params, "name")
 	if err != nil || !ok {
 		return nil, true
 	}

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/go-json-experiment/json/jsontext"
@@ -400,20 +401,20 @@ func TestClientCallerReadsTimeout(t *testing.T) {
 	defer c.Close()
 	errSlow := errors.New("too slow")
 	for i := range 3 {
-		r, err := rpc.Call(c, ctx, "m", nil, &jsonrpcapi.CallOptions{Timeout: 5 * time.Second, TimeoutErr: func(string, time.Duration) error { return errSlow }})
+		r, err := jsonrpc2.Call(c, ctx, "m", nil, &jsonrpcapi.CallOptions{Timeout: 5 * time.Second, TimeoutErr: func(string, time.Duration) error { return errSlow }})
 		if err != nil || string(r.Result) != `{"slow":true}` {
 			t.Fatalf("call %d: %v %v", i, r, err)
 		}
 	}
 	start := time.Now()
-	if _, err := rpc.Call(c, ctx, "m", nil, &jsonrpcapi.CallOptions{Timeout: 50 * time.Millisecond, TimeoutErr: func(string, time.Duration) error { return errSlow }}); err != errSlow {
+	if _, err := jsonrpc2.Call(c, ctx, "m", nil, &jsonrpcapi.CallOptions{Timeout: 50 * time.Millisecond, TimeoutErr: func(string, time.Duration) error { return errSlow }}); err != errSlow {
 		t.Fatalf("short call: %v, want the timeout", err)
 	}
 	if d := time.Since(start); d > 90*time.Millisecond {
 		t.Errorf("timed out after %v", d)
 	}
 	for i := range 2 {
-		r, err := rpc.Call(c, ctx, "m", nil, &jsonrpcapi.CallOptions{Timeout: 5 * time.Second, TimeoutErr: func(string, time.Duration) error { return errSlow }})
+		r, err := jsonrpc2.Call(c, ctx, "m", nil, &jsonrpcapi.CallOptions{Timeout: 5 * time.Second, TimeoutErr: func(string, time.Duration) error { return errSlow }})
 		if err != nil || string(r.Result) != `{"slow":true}` {
 			t.Fatalf("call %d after the timeout: %v %v", i, r, err)
 		}

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/internal/rawbuf"
 	"github.com/ferrymcp/ferry/jsonrpc"
 )
@@ -117,7 +117,7 @@ func (l *lender) chunk(n int) []byte {
 }
 
 func newLineReader(r io.Reader, lim jsonrpc.Limits) *lineReader {
-	return &lineReader{r: r, lim: lim, max: jsonrpcapi.MaxSize(lim.MaxSize), chunk: chunkSize}
+	return &lineReader{r: r, lim: lim, max: jsonrpc2.MaxSize(lim.MaxSize), chunk: chunkSize}
 }
 
 // read returns the next message. A *[jsonrpc.DecodeError] reports one bad
@@ -341,9 +341,9 @@ func (lr *lineReader) dropLine(head, tail []byte) {
 func (lr *lineReader) tooLarge(n int, tail []byte) error {
 	id, request, ok := lineID(lr.dropHead, tail)
 	if !ok {
-		return jsonrpcapi.TooLarge(n, lr.max)
+		return jsonrpc2.TooLarge(n, lr.max)
 	}
-	return jsonrpcapi.TooLargeID(n, lr.max, id, request)
+	return jsonrpc2.TooLargeID(n, lr.max, id, request)
 }
 
 // resume puts what was read after a long line where the line started in

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 )
@@ -28,9 +29,6 @@ const (
 )
 
 var wires = sync.Pool{New: func() any { return new(jsonrpcapi.Wire) }}
-
-// rpc is the JSON-RPC engine's encoder of Wires.
-var rpc = jsonrpcapi.Get[*jsonrpc.Conn, *jsonrpc.Message]()
 
 func putWire(w *jsonrpcapi.Wire) {
 	if cap(w.Bytes()) <= maxPooled {
@@ -97,7 +95,7 @@ func (lw *lineWriter) encode(ctx context.Context, m *jsonrpc.Message, flush bool
 		return err
 	}
 	wire := wires.Get().(*jsonrpcapi.Wire)
-	if err := rpc.EncodeWire(wire, m); err != nil {
+	if err := jsonrpc2.EncodeWire(wire, m); err != nil {
 		putWire(wire)
 		return err
 	}

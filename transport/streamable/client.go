@@ -21,7 +21,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/internal/mcpheader"
 	"github.com/ferrymcp/ferry/internal/redirect"
 	"github.com/ferrymcp/ferry/internal/streamwire"
@@ -351,9 +351,9 @@ func (cs *clientStream) prepare(m *jsonrpc.Message) ([]byte, postHeader, error) 
 	if stateless && m.IsRequest() && hdr.get(streamwire.HeaderName) == "" {
 		if field := streamwire.NameField(m.Method); field != "" {
 			// The body did not say: find the name in the params.
-			if params, ok, _ := jsonrpcapi.Member(body, "params"); ok {
-				if v, ok, _ := jsonrpcapi.Member(params, field); ok && len(v) > 0 && v[0] == '"' {
-					s, _ := jsonrpcapi.Unquote(v)
+			if params, ok, _ := jsonrpc2.Member(body, "params"); ok {
+				if v, ok, _ := jsonrpc2.Member(params, field); ok && len(v) > 0 && v[0] == '"' {
+					s, _ := jsonrpc2.Unquote(v)
 					hdr = hdr.set(streamwire.HeaderName, mcpheader.Encode(s))
 				}
 			}
@@ -678,8 +678,8 @@ func (cs *clientStream) received(m *jsonrpc.Message) {
 	if len(m.Result) == 0 {
 		return
 	}
-	if v, ok, _ := jsonrpcapi.Member(m.Result, "protocolVersion"); ok && len(v) > 0 && v[0] == '"' {
-		if s, err := jsonrpcapi.Unquote(v); err == nil && !protocol.IsStateless(s) {
+	if v, ok, _ := jsonrpc2.Member(m.Result, "protocolVersion"); ok && len(v) > 0 && v[0] == '"' {
+		if s, err := jsonrpc2.Unquote(v); err == nil && !protocol.IsStateless(s) {
 			cs.mu.Lock()
 			if cs.sessionID != "" || cs.version == "" {
 				cs.version = s

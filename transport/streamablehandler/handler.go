@@ -27,6 +27,7 @@ import (
 
 	"github.com/ferrymcp/ferry/internal/httpdeadline"
 	"github.com/ferrymcp/ferry/internal/httpsec"
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/internal/serverapi"
 	"github.com/ferrymcp/ferry/internal/streamwire"
 	"github.com/ferrymcp/ferry/jsonrpc"
@@ -320,13 +321,13 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 // UnsupportedProtocolVersionError); without a header, _meta decides, and
 // initialize is legacy.
 func isStateless(r *http.Request, m *jsonrpc.Message) bool {
-	if r.Header.Get(streamwire.HeaderSessionID) != "" && rpc.Meta(m).ProtocolVersion == "" {
+	if r.Header.Get(streamwire.HeaderSessionID) != "" && jsonrpc2.Meta(m).ProtocolVersion == "" {
 		return false
 	}
 	if v := r.Header.Get(streamwire.HeaderProtocolVersion); v != "" {
 		return !protocol.IsLegacy(v)
 	}
-	if v := rpc.Meta(m).ProtocolVersion; v != "" {
+	if v := jsonrpc2.Meta(m).ProtocolVersion; v != "" {
 		return !protocol.IsLegacy(v)
 	}
 	return false

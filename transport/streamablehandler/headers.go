@@ -7,7 +7,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/internal/mcpheader"
 	"github.com/ferrymcp/ferry/internal/streamwire"
 	"github.com/ferrymcp/ferry/jsonrpc"
@@ -43,10 +43,10 @@ func (h *Handler) checkHeaders(r *http.Request, m *jsonrpc.Message, required boo
 	if field == "" {
 		return nil
 	}
-	body, found, _ := jsonrpcapi.Member(m.Params, field)
+	body, found, _ := jsonrpc2.Member(m.Params, field)
 	var bname string
 	if found && len(body) > 0 && body[0] == '"' {
-		bname, _ = jsonrpcapi.Unquote(body)
+		bname, _ = jsonrpc2.Unquote(body)
 	}
 	raw, sent, e := singleHeader(r.Header, streamwire.HeaderName, required)
 	if e != nil {
@@ -90,7 +90,7 @@ func (h *Handler) checkParamHeaders(r *http.Request, tool string, params jsontex
 		// nothing has nothing to check.
 		return nil
 	}
-	args, _, _ := jsonrpcapi.Member(params, "arguments")
+	args, _, _ := jsonrpc2.Member(params, "arguments")
 	for _, hp := range hps {
 		value, present := mcpheader.Lookup(args, hp)
 		if !present {

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/ferrymcp/ferry/internal/httpdeadline"
-	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/internal/serverapi"
 	"github.com/ferrymcp/ferry/internal/streamwire"
 	"github.com/ferrymcp/ferry/jsonrpc"
@@ -428,7 +428,7 @@ func (s *session) servePost(w http.ResponseWriter, r *http.Request, m *jsonrpc.M
 // involved; otherwise its events are written by the goroutine that the
 // first of them started, and this one waits for it.
 func (s *session) serveInline(w http.ResponseWriter, st *stream, m *jsonrpc.Message) {
-	reply := rpc.Serve(s.conn, m)
+	reply := jsonrpc2.Serve(s.conn, m)
 	var body []byte
 	if reply != nil {
 		b, err := jsonrpc.AppendMessage(getBuf(), reply)
@@ -469,7 +469,7 @@ func (s *session) deliver(m *jsonrpc.Message) bool {
 	if m.Method == protocol.NotificationInitialized {
 		s.ready.Store(true)
 	}
-	return rpc.Receive(s.conn, m)
+	return jsonrpc2.Receive(s.conn, m)
 }
 
 func (s *session) forget(st *stream) {
@@ -689,6 +689,3 @@ func (s *session) serveStream(w http.ResponseWriter, r *http.Request, st *stream
 		}
 	}
 }
-
-// rpc is what the JSON-RPC engine gives ferry's own packages.
-var rpc = jsonrpcapi.Get[*jsonrpc.Conn, *jsonrpc.Message]()

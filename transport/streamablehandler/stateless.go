@@ -10,6 +10,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ferrymcp/ferry/internal/httpdeadline"
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/internal/serverapi"
 	"github.com/ferrymcp/ferry/internal/streamwire"
 	"github.com/ferrymcp/ferry/jsonrpc"
@@ -34,7 +35,7 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, m *json
 			writeError(w, http.StatusBadRequest, m.ID, jsonrpc.AsError(err))
 			return
 		}
-		v := rpc.Meta(m).ProtocolVersion
+		v := jsonrpc2.Meta(m).ProtocolVersion
 		if hv := r.Header.Get(streamwire.HeaderProtocolVersion); hv != v {
 			writeError(w, http.StatusBadRequest, m.ID, mismatch("MCP-Protocol-Version header %q does not match _meta %s %q", hv, protocol.MetaProtocolVersion, v))
 			return
