@@ -13,8 +13,6 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ferrymcp/ferry/auth/metadata"
-	"github.com/ferrymcp/ferry/internal/jsonrpc2"
-	"github.com/ferrymcp/ferry/internal/serverapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 )
@@ -271,17 +269,59 @@ func undecodable(err error) *refusal {
 }
 
 // calledTool returns the name of the tool m calls, as the server reads
-// it ("" for a message that calls none).
+// it ("" for a message that calls none). The decoder already refused
+// params with duplicate members or invalid JSON, so the first "name"
+// member is the one the server reads: the walk stops there, and reads a
+// large arguments value only when it comes before the name.
 func calledTool(m *jsonrpc.Message) string {
-	if m.Method != protocol.MethodToolsCall {
+	if m.Method != protocol.MethodToolsCall || len(m.Params) == 0 {
 		return ""
 	}
-	raw, _ := serverapi.Name(jsonrpc2.Meta(m), m.Params)
-	name, err := jsonrpc2.Unquote(raw)
-	if err != nil {
-		return "" // not a string: the server refuses the call
+	pd := paramsDecoders.Get().(*paramsDecoder)
+	defer paramsDecoders.Put(pd)
+	pd.r.Reset(m.Params)
+	d := &pd.d
+	d.Reset(&pd.r)
+	if tok, err := d.ReadToken(); err != nil || tok.Kind() != '{' {
+		return ""
 	}
-	return name
+	for d.PeekKind() == '"' {
+		member, err := d.ReadValue()
+		if err != nil {
+			return ""
+		}
+		if string(member) != `"name"` && !isEscapedName(member) {
+			if d.SkipValue() != nil {
+				return ""
+			}
+			continue
+		}
+		name, err := d.ReadToken()
+		if err != nil || name.Kind() != '"' {
+			return "" // not a string: the server refuses the call
+		}
+		return name.String()
+	}
+	return ""
+}
+
+// paramsDecoder walks a message's params for calledTool; pooled, as a
+// jsontext.Decoder is costly to make per request.
+type paramsDecoder struct {
+	r bytes.Reader
+	d jsontext.Decoder
+}
+
+var paramsDecoders = sync.Pool{New: func() any { return new(paramsDecoder) }}
+
+// isEscapedName reports whether the raw member name raw, spelled with
+// escapes, is "name".
+func isEscapedName(raw jsontext.Value) bool {
+	if !bytes.ContainsRune(raw, '\\') {
+		return false
+	}
+	s, err := jsontext.AppendUnquote(nil, raw)
+	return err == nil && string(s) == "name"
 }
 
 // missing returns the scopes of need that granted does not cover, with

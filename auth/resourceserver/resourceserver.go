@@ -40,7 +40,7 @@ import (
 	"github.com/go-json-experiment/json"
 
 	"github.com/ferrymcp/ferry/auth/metadata"
-	"github.com/ferrymcp/ferry/internal/serverapi"
+	"github.com/ferrymcp/ferry/intercept"
 )
 
 // Config describes a protected MCP server.
@@ -133,7 +133,7 @@ func CallerFrom(ctx context.Context) (*Caller, bool) {
 // MCP server finds the caller there too: it binds tasks to it, and counts
 // the caller as one client in the bounds its clients share.
 func WithCaller(ctx context.Context, c *Caller) context.Context {
-	ctx = serverapi.WithCaller(ctx, owner(c))
+	ctx = intercept.WithCaller(ctx, owner(c))
 	return context.WithValue(ctx, callerKey{}, c)
 }
 
