@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -96,11 +97,49 @@ func (c *ttyChat) waitText(text string) string {
 }
 
 // exited reports whether ferry has ended, and its exit status.
+// exited reports whether ferry has ended and how: its exit status, or
+// "signal N". tmux marks the pane dead when the terminal closes, which
+// can come before it has reaped the process and learned how it ended:
+// until it knows, the pane counts as alive.
 func (c *ttyChat) exited() (bool, string) {
 	c.t.Helper()
-	out := strings.TrimSpace(c.tmux("display-message", "-p", "#{pane_dead} #{pane_dead_status}"))
-	dead, status, _ := strings.Cut(out, " ")
-	return dead == "1", status
+	out := c.tmux("display-message", "-p", "#{pane_dead}|#{pane_dead_status}|#{pane_dead_signal}|#{pane_pid}")
+	f := strings.Split(strings.TrimSpace(out), "|")
+	if len(f) != 4 {
+		return false, ""
+	}
+	switch {
+	case f[0] == "1" && f[1] != "":
+		return true, f[1]
+	case f[0] == "1" && f[2] != "":
+		return true, "signal " + f[2]
+	}
+	return zombie(f[3])
+}
+
+// zombie reports how the process pid ended when it has ended and is
+// not reaped yet, from Linux's /proc (its stat's last field, exit_code,
+// in waitpid's form). tmux can leave its pane's process unreaped for
+// seconds after it exited, or mark the pane dead before it knows the
+// status; the process's own record is the one to read then.
+func zombie(pid string) (bool, string) {
+	stat, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return false, ""
+	}
+	_, rest, ok := strings.Cut(string(stat), ") ") // the command may hold spaces
+	f := strings.Fields(rest)
+	if !ok || len(f) < 2 || f[0] != "Z" {
+		return false, ""
+	}
+	code, err := strconv.Atoi(f[len(f)-1])
+	if err != nil {
+		return false, ""
+	}
+	if sig := code & 0x7f; sig != 0 {
+		return true, "signal " + strconv.Itoa(sig)
+	}
+	return true, strconv.Itoa(code >> 8)
 }
 
 func (c *ttyChat) waitExit() string {
