@@ -93,6 +93,10 @@ type File struct {
 	// Agent is the file's "agent" member, ferry's agent settings, as
 	// JSON without the comments; nil when there is none.
 	Agent jsontext.Value
+	// Sections are the gateway's members (identity, access, audit,
+	// views, limits) as JSON without the comments, by name: see
+	// [File.Section].
+	Sections map[string]jsontext.Value
 }
 
 // Error is a problem with a configuration: File always, Server and Key

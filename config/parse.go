@@ -132,6 +132,8 @@ func (p *parser) top(dec *jsontext.Decoder, name string) error {
 		}
 		p.f.Agent = bytes.Clone(raw)
 		return nil
+	case "identity", "access", "audit", "views", "limits":
+		return p.section(dec, name)
 	case "projects":
 		// Claude Code's ~/.claude.json keeps the servers of each project
 		// under its path.
