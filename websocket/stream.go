@@ -19,9 +19,6 @@ import (
 // SDK's WebSocketClientTransport asks for.
 const Subprotocol = "mcp"
 
-// ErrClosed is returned by Read and Write on a stream closed by this side.
-var ErrClosed = errors.New("websocket: stream closed")
-
 // discardFactor bounds how much of an oversized message is read and
 // thrown away, in multiples of the size limit, before the connection is
 // given up: a message a little too large costs the peer one error answer,
@@ -303,7 +300,7 @@ func (s *stream) Close() error {
 }
 
 func (s *stream) closeWith(code websocket.StatusCode, reason string) error {
-	s.shut(ErrClosed, func() { s.c.Close(code, reason) })
+	s.shut(jsonrpc.ErrClosed, func() { s.c.Close(code, reason) })
 	return nil
 }
 

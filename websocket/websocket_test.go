@@ -16,6 +16,7 @@ import (
 
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/internal/leakcheck"
+	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/websocket"
@@ -257,6 +258,25 @@ func TestClose(t *testing.T) {
 	}
 	if _, err := (&websocket.Transport{URL: url}).Open(context.Background()); err == nil {
 		t.Fatal("a closed handler accepted a connection")
+	}
+}
+
+// TestClosedStreamErr: a stream closed by this side answers Read and
+// Write with jsonrpc.ErrClosed, the one error every transport and the
+// connection use for it.
+func TestClosedStreamErr(t *testing.T) {
+	leakcheck.Check(t)
+	url, _ := serve(t, nil)
+	s, err := (&websocket.Transport{URL: url}).Open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := s.Read(); !errors.Is(err, jsonrpc.ErrClosed) {
+		t.Errorf("Read after Close: %v, want jsonrpc.ErrClosed", err)
+	}
+	if err := s.Write(context.Background(), &jsonrpc.Message{Method: "m"}); !errors.Is(err, jsonrpc.ErrClosed) {
+		t.Errorf("Write after Close: %v, want jsonrpc.ErrClosed", err)
 	}
 }
 

@@ -9,17 +9,12 @@ package memory
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
 
 	"github.com/ferrymcp/ferry/jsonrpc"
 )
-
-// ErrClosed is returned by Read and Write on an end that was closed by
-// this side. The peer's Read returns io.EOF instead, as a pipe would.
-var ErrClosed = errors.New("memory: stream closed")
 
 // queueLen bounds the messages in flight in each direction, so that a
 // writer whose peer stops reading blocks instead of piling up memory.
@@ -74,7 +69,7 @@ var encodeBufs = sync.Pool{New: func() any {
 }}
 
 // Read returns the next message from the peer. Once the pipe is closed,
-// the closing end reads [ErrClosed] at once, while the other end first
+// the closing end reads [jsonrpc.ErrClosed] at once, while the other end first
 // reads what was already sent and then io.EOF.
 func (e *end) Read() (*jsonrpc.Message, error) {
 	select {
@@ -85,7 +80,7 @@ func (e *end) Read() (*jsonrpc.Message, error) {
 		return nil, jsonrpc.ErrReadInterrupted
 	}
 	if e.closer == e {
-		return nil, ErrClosed
+		return nil, jsonrpc.ErrClosed
 	}
 	select {
 	case b := <-e.in:
@@ -150,7 +145,7 @@ func (e *end) closedErr() error {
 		return nil
 	}
 	if e.closer == e {
-		return ErrClosed
+		return jsonrpc.ErrClosed
 	}
 	return fmt.Errorf("memory: the peer closed the stream: %w", io.ErrClosedPipe)
 }

@@ -140,14 +140,14 @@ func TestCloseSemantics(t *testing.T) {
 		blocked <- err
 	}()
 	a.Close()
-	if err := <-blocked; err != ErrClosed {
-		t.Errorf("blocked Read on the closed end: %v, want ErrClosed", err)
+	if err := <-blocked; err != jsonrpc.ErrClosed {
+		t.Errorf("blocked Read on the closed end: %v, want jsonrpc.ErrClosed", err)
 	}
-	if _, err := a.Read(); err != ErrClosed {
-		t.Errorf("Read on the closed end: %v, want ErrClosed", err)
+	if _, err := a.Read(); err != jsonrpc.ErrClosed {
+		t.Errorf("Read on the closed end: %v, want jsonrpc.ErrClosed", err)
 	}
-	if err := a.Write(ctx, &jsonrpc.Message{Method: "m"}); err != ErrClosed {
-		t.Errorf("Write on the closed end: %v, want ErrClosed", err)
+	if err := a.Write(ctx, &jsonrpc.Message{Method: "m"}); err != jsonrpc.ErrClosed {
+		t.Errorf("Write on the closed end: %v, want jsonrpc.ErrClosed", err)
 	}
 	// The peer reads what was sent before the close, then io.EOF.
 	if m, err := b.Read(); err != nil || m.Method != "last" {

@@ -81,7 +81,7 @@ const quickTerm = 100 * time.Millisecond
 
 // Read returns the next message from the server. Lines that are not JSON
 // at all are logged and skipped. Once the server is gone Read returns an
-// *[ExitError]; after Close it returns [ErrClosed].
+// *[ExitError]; after Close it returns [jsonrpc.ErrClosed].
 func (s *ClientStream) Read() (*jsonrpc.Message, error) {
 	s.readMu.Lock()
 	defer s.readMu.Unlock()
@@ -90,8 +90,8 @@ func (s *ClientStream) Read() (*jsonrpc.Message, error) {
 	}
 	select {
 	case <-s.closing:
-		s.readErr = ErrClosed
-		return nil, ErrClosed
+		s.readErr = jsonrpc.ErrClosed
+		return nil, jsonrpc.ErrClosed
 	default:
 	}
 	m, err := s.lr.read()
@@ -103,7 +103,7 @@ func (s *ClientStream) Read() (*jsonrpc.Message, error) {
 	}
 	select {
 	case <-s.closing:
-		err = ErrClosed
+		err = jsonrpc.ErrClosed
 	default:
 		err = s.endOfInput(err)
 	}
@@ -179,7 +179,7 @@ func (s *ClientStream) InterruptRead() { s.out.interrupt() }
 // returns an *[ExitError] rather than a broken pipe.
 func (s *ClientStream) Write(ctx context.Context, m *jsonrpc.Message) error {
 	err := s.w.write(ctx, m)
-	if err == nil || err == ErrClosed || ctx.Err() != nil {
+	if err == nil || err == jsonrpc.ErrClosed || ctx.Err() != nil {
 		return err
 	}
 	// A failed write to a server that is exiting usually comes before
@@ -206,7 +206,7 @@ func (s *ClientStream) Close() error {
 
 func (s *ClientStream) shutdown() {
 	close(s.closing)
-	s.w.close(ErrClosed)
+	s.w.close(jsonrpc.ErrClosed)
 	// What was written may still be on its way to a server that reads
 	// slowly: give it a moment before its stdin closes.
 	s.w.settle(exitWait)

@@ -57,7 +57,7 @@ func TestClientEcho(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
-	if _, err := s.Read(); err != ErrClosed {
+	if _, err := s.Read(); err != jsonrpc.ErrClosed {
 		t.Errorf("Read after Close: %v", err)
 	}
 }
@@ -385,7 +385,7 @@ func TestClientInterruptRead(t *testing.T) {
 	}
 	s.InterruptRead()
 	s.Close()
-	if _, err := s.Read(); err != ErrClosed {
+	if _, err := s.Read(); err != jsonrpc.ErrClosed {
 		t.Errorf("Read after Close: %v", err)
 	}
 }

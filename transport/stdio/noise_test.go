@@ -188,8 +188,8 @@ func TestClientNoiseCountedByClose(t *testing.T) {
 				errc <- err
 			}()
 			return func() {
-				if err := <-errc; err != ErrClosed {
-					t.Errorf("Read during Close: %v, want ErrClosed", err)
+				if err := <-errc; err != jsonrpc.ErrClosed {
+					t.Errorf("Read during Close: %v, want jsonrpc.ErrClosed", err)
 				}
 			}
 		}},

@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ferrymcp/ferry/jsonrpc"
 )
 
 // reopen returns a reader of a descriptor of its own for f, and the
@@ -70,7 +72,7 @@ func (p *pollReader) Read(b []byte) (int, error) {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
-		return 0, ErrClosed
+		return 0, jsonrpc.ErrClosed
 	}
 	p.reading = true
 	p.mu.Unlock()
@@ -79,7 +81,7 @@ func (p *pollReader) Read(b []byte) (int, error) {
 	p.reading = false
 	if p.closed {
 		p.release()
-		n, err = 0, ErrClosed
+		n, err = 0, jsonrpc.ErrClosed
 	}
 	p.mu.Unlock()
 	return n, err
@@ -118,12 +120,12 @@ func (p *pollReader) read(b []byte) (int, error) {
 			}
 		}
 		if p.fds[1].Revents != 0 {
-			return 0, ErrClosed
+			return 0, jsonrpc.ErrClosed
 		}
 	}
 }
 
-// interrupt makes a blocked Read, and every later one, return ErrClosed.
+// interrupt makes a blocked Read, and every later one, return jsonrpc.ErrClosed.
 func (p *pollReader) interrupt() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -5,6 +5,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/ferrymcp/ferry/jsonrpc"
 )
 
 func openFDs(t *testing.T) int {
@@ -51,8 +53,8 @@ func TestPollReader(t *testing.T) {
 			}
 			interrupt()
 		}
-		if _, err := g.Read(buf); err != ErrClosed {
-			t.Errorf("Read after interrupt: %v, want ErrClosed", err)
+		if _, err := g.Read(buf); err != jsonrpc.ErrClosed {
+			t.Errorf("Read after interrupt: %v, want jsonrpc.ErrClosed", err)
 		}
 		if err := interrupt(); err != nil {
 			t.Errorf("second interrupt: %v", err)

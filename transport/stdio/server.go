@@ -11,9 +11,6 @@ import (
 	"github.com/ferrymcp/ferry/jsonrpc"
 )
 
-// ErrClosed is returned by Read and Write on a stream closed by this side.
-var ErrClosed = errors.New("stdio: stream closed")
-
 // ServerStream is the stream of a server launched by its client: requests
 // come in on os.Stdin and everything written goes to os.Stdout, which must
 // carry nothing but protocol messages (log to os.Stderr instead).
@@ -78,8 +75,8 @@ func (s *serverStream) Read() (*jsonrpc.Message, error) {
 	}
 	select {
 	case <-s.closed:
-		s.readErr = ErrClosed
-		return nil, ErrClosed
+		s.readErr = jsonrpc.ErrClosed
+		return nil, jsonrpc.ErrClosed
 	default:
 	}
 	var r readResult
@@ -89,13 +86,13 @@ func (s *serverStream) Read() (*jsonrpc.Message, error) {
 		select {
 		case r = <-s.results:
 		case <-s.closed:
-			r.err = ErrClosed
+			r.err = jsonrpc.ErrClosed
 		}
 	}
 	if r.err != nil && !isDecodeError(r.err) {
 		select {
 		case <-s.closed:
-			r.err = ErrClosed // whatever the interrupted read said
+			r.err = jsonrpc.ErrClosed // whatever the interrupted read said
 		default:
 		}
 		s.readErr = r.err
@@ -138,7 +135,7 @@ func (s *serverStream) Close() error {
 		if s.interrupt != nil {
 			s.interrupt()
 		}
-		s.w.close(ErrClosed)
+		s.w.close(jsonrpc.ErrClosed)
 		// The last answers may still be on their way to a client that
 		// reads slowly: the process must not exit before they left.
 		s.w.settle(settleTimeout)

@@ -96,10 +96,10 @@ func TestServerStreamCloseInterruptsRead(t *testing.T) {
 			}()
 			s.Close()
 			wantClosed(t, errc, "Read after Close")
-			if _, err := s.Read(); err != ErrClosed {
+			if _, err := s.Read(); err != jsonrpc.ErrClosed {
 				t.Errorf("second Read: %v", err)
 			}
-			if err := s.Write(context.Background(), &jsonrpc.Message{Method: "m"}); err != ErrClosed {
+			if err := s.Write(context.Background(), &jsonrpc.Message{Method: "m"}); err != jsonrpc.ErrClosed {
 				t.Errorf("Write after Close: %v", err)
 			}
 			release()
@@ -108,13 +108,13 @@ func TestServerStreamCloseInterruptsRead(t *testing.T) {
 }
 
 // wantClosed waits for what a blocked call returned once it was released,
-// which must be ErrClosed.
+// which must be jsonrpc.ErrClosed.
 func wantClosed(t *testing.T, errc <-chan error, what string) {
 	t.Helper()
 	select {
 	case err := <-errc:
-		if err != ErrClosed {
-			t.Errorf("%s: %v, want ErrClosed", what, err)
+		if err != jsonrpc.ErrClosed {
+			t.Errorf("%s: %v, want jsonrpc.ErrClosed", what, err)
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatalf("%s: still blocked", what)
@@ -154,7 +154,7 @@ func TestServerStreamStdinClose(t *testing.T) {
 	if runtime.GOOS == "linux" && !strings.Contains(string(out), "reading stdin directly") {
 		t.Errorf("helper did not read its stdin pipe directly: %q", out)
 	}
-	if !strings.Contains(string(out), "read returned: "+ErrClosed.Error()) {
+	if !strings.Contains(string(out), "read returned: "+jsonrpc.ErrClosed.Error()) {
 		t.Errorf("helper said %q", out)
 	}
 }

@@ -175,8 +175,8 @@ func TestLineWriterWaitsForRoom(t *testing.T) {
 	if err := <-third; err != nil {
 		t.Errorf("third write: %v", err)
 	}
-	lw.close(ErrClosed)
-	if err := lw.write(context.Background(), &jsonrpc.Message{Method: "m"}); err != ErrClosed {
+	lw.close(jsonrpc.ErrClosed)
+	if err := lw.write(context.Background(), &jsonrpc.Message{Method: "m"}); err != jsonrpc.ErrClosed {
 		t.Errorf("write after close: %v", err)
 	}
 }
@@ -201,7 +201,7 @@ func TestLineWriterCloseReleasesWaiter(t *testing.T) {
 		waiting <- lw.write(context.Background(), &jsonrpc.Message{Method: "m", Body: strings.Repeat("x", maxQueued)})
 	}()
 	time.Sleep(10 * time.Millisecond)
-	lw.close(ErrClosed)
+	lw.close(jsonrpc.ErrClosed)
 	wantClosed(t, waiting, "a writer waiting for room, after close")
 }
 
