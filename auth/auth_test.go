@@ -396,7 +396,7 @@ func TestFileStore(t *testing.T) {
 func TestSecretsNotShown(t *testing.T) {
 	tok := &Token{AccessToken: "SECRET-A", RefreshToken: "SECRET-R", Issuer: "https://as", Granted: []string{"read"}, Expiry: time.Now()}
 	reg := &Registration{ClientID: "c", ClientSecret: "SECRET-S"}
-	cl := Client{ID: "c", Secret: "SECRET-S"}
+	cl := RegisteredClient{ID: "c", Secret: "SECRET-S"}
 	var logged bytes.Buffer
 	slog.New(slog.NewTextHandler(&logged, nil)).Info("x", "token", tok)
 	for _, s := range []string{fmt.Sprint(tok), fmt.Sprintf("%v %+v %#v", tok, tok, tok), fmt.Sprintf("%v %+v %#v", reg, reg, reg),

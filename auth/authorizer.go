@@ -29,7 +29,7 @@ type Authorizer struct {
 	Grant Grant
 	// Clients are clients registered beforehand, used before any other
 	// way of identifying the client (see Client).
-	Clients []Client
+	Clients []RegisteredClient
 	// ClientMetadataURL is the HTTPS URL of the client's metadata
 	// document, its client ID where the authorization server accepts
 	// such documents. Empty means none.

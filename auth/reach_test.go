@@ -105,7 +105,7 @@ func TestPeerChosenAddressesReach(t *testing.T) {
 			if tt.authorizationEndpoint != "" {
 				// The browser goes where it is sent.
 				a.Grant = &AuthorizationCode{RedirectURL: "http://127.0.0.1:1/callback", Authorize: headless(t)}
-				a.Clients = []Client{{ID: "c"}}
+				a.Clients = []RegisteredClient{{ID: "c"}}
 			}
 			_, err := a.Login(context.Background())
 			t.Logf("login: %v", err)

@@ -12,10 +12,10 @@ import (
 	"github.com/ferrymcp/ferry/auth/metadata"
 )
 
-// Client is a client registered with an authorization server
+// RegisteredClient is a client registered with an authorization server
 // beforehand (pre-registration): the client ID and secret an operator
 // created, or a host's configuration names.
-type Client struct {
+type RegisteredClient struct {
 	ID     string
 	Secret string
 	// Issuer binds the client to the authorization server that issued
@@ -31,12 +31,12 @@ type Client struct {
 }
 
 // String describes the client without its secret.
-func (c Client) String() string {
+func (c RegisteredClient) String() string {
 	return (&Registration{ClientID: c.ID, ClientSecret: c.Secret}).String()
 }
 
 // GoString is String, so that %#v shows no secret either.
-func (c Client) GoString() string { return c.String() }
+func (c RegisteredClient) GoString() string { return c.String() }
 
 // ErrNoRegistration is returned when the client has no way to identify
 // itself to an authorization server: no pre-registered client for it,
@@ -104,8 +104,8 @@ func (id *identity) withRedirect() (*identity, error) {
 // clients are configured but none may be used there, the authorization
 // server is not the one they were registered with: that is an error to
 // show, not a reason to register another client silently.
-func (a *Authorizer) preRegistered(issuer string) (Client, bool, error) {
-	var unbound *Client
+func (a *Authorizer) preRegistered(issuer string) (RegisteredClient, bool, error) {
+	var unbound *RegisteredClient
 	for i, c := range a.Clients {
 		switch c.Issuer {
 		case issuer:
@@ -120,9 +120,9 @@ func (a *Authorizer) preRegistered(issuer string) (Client, bool, error) {
 		return *unbound, true, nil
 	}
 	if len(a.Clients) > 0 {
-		return Client{}, false, fmt.Errorf("auth: the configured clients are registered with %s, but the server now names the authorization server %s", a.Clients[0].Issuer, issuer)
+		return RegisteredClient{}, false, fmt.Errorf("auth: the configured clients are registered with %s, but the server now names the authorization server %s", a.Clients[0].Issuer, issuer)
 	}
-	return Client{}, false, nil
+	return RegisteredClient{}, false, nil
 }
 
 // storedRegistration returns the client registered dynamically with
@@ -148,7 +148,7 @@ func (a *Authorizer) storedRegistration(ctx context.Context, issuer, redirect st
 // registerDynamically registers a client (RFC 7591) and stores it.
 func (a *Authorizer) registerDynamically(ctx context.Context, d *discovery, redirect string, grantTypes []string) (*Registration, error) {
 	method := chooseAuthMethod(d.as.TokenEndpointAuthMethodsSupported, false)
-	req := &metadata.Client{
+	req := &metadata.OAuthClient{
 		ClientName:              a.clientName(),
 		RedirectURIs:            []string{redirect},
 		GrantTypes:              grantTypes,
@@ -156,7 +156,7 @@ func (a *Authorizer) registerDynamically(ctx context.Context, d *discovery, redi
 		TokenEndpointAuthMethod: method,
 		ApplicationType:         applicationType(redirect),
 	}
-	var resp metadata.Client
+	var resp metadata.OAuthClient
 	if err := postJSON(ctx, a.postClient("registration", true), "registration", d.as.RegistrationEndpoint, req, &resp); err != nil {
 		return nil, fmt.Errorf("auth: registering with %s: %w", d.issuer, err)
 	}

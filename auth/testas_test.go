@@ -92,7 +92,7 @@ func (as *testAS) metadata(w http.ResponseWriter, r *http.Request) {
 }
 
 func (as *testAS) register(w http.ResponseWriter, r *http.Request) {
-	var c metadata.Client
+	var c metadata.OAuthClient
 	json.UnmarshalRead(r.Body, &c)
 	as.mu.Lock()
 	as.registrations++

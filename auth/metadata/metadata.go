@@ -64,10 +64,10 @@ type AuthorizationServer struct {
 	DPoPSigningAlgValuesSupported     []string `json:"dpop_signing_alg_values_supported,omitempty"`
 }
 
-// Client is the metadata of an OAuth client (RFC 7591 §2), as sent in a
+// OAuthClient is the metadata of an OAuth client (RFC 7591 §2), as sent in a
 // dynamic registration request or published in a client ID metadata
 // document, with the fields of the registration response (§3.2.1).
-type Client struct {
+type OAuthClient struct {
 	ClientID                string   `json:"client_id,omitempty"`
 	ClientSecret            string   `json:"client_secret,omitempty"`
 	ClientIDIssuedAt        int64    `json:"client_id_issued_at,omitempty"`

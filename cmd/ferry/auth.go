@@ -88,7 +88,7 @@ func (o *cli) authorizer(s *config.Server, interactive bool) *auth.Authorizer {
 			if secret == "" {
 				secret = os.Getenv("MCP_CLIENT_SECRET") // Claude Code's way of passing it
 			}
-			a.Clients = []auth.Client{{ID: oc.ClientID, Secret: secret, RedirectURL: redirect}}
+			a.Clients = []auth.RegisteredClient{{ID: oc.ClientID, Secret: secret, RedirectURL: redirect}}
 		}
 	}
 	if o.auth.port != 0 {

@@ -73,7 +73,7 @@ func (r *run) authorizer(scenario string) (*auth.Authorizer, error) {
 	default:
 		a.Grant = &auth.AuthorizationCode{RedirectURL: redirectURL, Authorize: authorizeHeadless}
 		if sc.ClientID != "" {
-			a.Clients = []auth.Client{{ID: sc.ClientID, Secret: sc.ClientSecret, Issuer: sc.Issuer}}
+			a.Clients = []auth.RegisteredClient{{ID: sc.ClientID, Secret: sc.ClientSecret, Issuer: sc.Issuer}}
 		}
 	}
 	return a, nil
