@@ -71,11 +71,12 @@ func (h *logHandler) WithGroup(name string) slog.Handler {
 	return &c
 }
 
-// Logger returns a [slog.Logger] whose records go to every legacy session
-// as notifications/message (subject to each session's log level). Logs
-// about one request are better sent with [Request.Logger], which also
+// ClientLog returns a [slog.Logger] whose records go to every legacy
+// session's client as notifications/message (subject to each session's log
+// level); the server's own diagnostics go to [Options].Logger instead. Logs
+// about one request are better sent with [Request.ClientLog], which also
 // reaches stateless clients that asked for them.
-func (s *Server) Logger() *slog.Logger {
+func (s *Server) ClientLog() *slog.Logger {
 	return slog.New(&logHandler{
 		logger:  s.impl.Name,
 		enabled: func(protocol.LoggingLevel) bool { return true },

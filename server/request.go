@@ -163,9 +163,9 @@ func (r *Request) Log(ctx context.Context, level protocol.LoggingLevel, logger s
 	return r.peer.Notify(ctx, protocol.NotificationMessage, &protocol.LoggingMessageParams{Level: level, Logger: logger, Data: data})
 }
 
-// Logger returns a [slog.Logger] whose records are sent to the client as
+// ClientLog returns a [slog.Logger] whose records are sent to the client as
 // notifications/message about this request.
-func (r *Request) Logger() *slog.Logger {
+func (r *Request) ClientLog() *slog.Logger {
 	return slog.New(&logHandler{send: func(ctx context.Context, level protocol.LoggingLevel, logger string, data any) {
 		r.Log(ctx, level, logger, data)
 	}, enabled: r.logEnabled, logger: r.server.impl.Name})

@@ -373,7 +373,7 @@ func (s *Server) list(ctx context.Context, req *server.Request) (any, error) {
 	for _, u := range uris {
 		e, err := s.entry(ix.byURI[u])
 		if err != nil {
-			req.Logger().Warn("skills: a dynamic skill is left out of the listing", "uri", u, "error", err)
+			req.ClientLog().Warn("skills: a dynamic skill is left out of the listing", "uri", u, "error", err)
 			continue
 		}
 		res.Skills = append(res.Skills, e)

@@ -58,3 +58,48 @@ func TestNoNamesakeCollisions(t *testing.T) {
 		}
 	}
 }
+
+// TestLoggerMeansDiagnostics: Logger names one thing in ferry's API, the
+// *slog.Logger field that receives a package's own diagnostics. A logger
+// whose records go to an MCP client is a ClientLog, so that no Logger
+// sends anything over the wire. (protocol's LoggingMessageParams.Logger
+// is the spec's "logger" member, a name, as every protocol field carries
+// its member's name.)
+func TestLoggerMeansDiagnostics(t *testing.T) {
+	for _, p := range libraryPackages(t) {
+		if p.dir == "protocol" {
+			continue
+		}
+		for _, fl := range p.files {
+			ast.Inspect(fl.ast, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.FuncDecl:
+					if n.Name.Name == "Logger" && exportedRecv(n) {
+						t.Errorf("%s: func %s: a Logger is a field for diagnostics; name what it does (ClientLog sends to the client)", p.dir, n.Name.Name)
+					}
+				case *ast.Field:
+					for _, name := range n.Names {
+						if name.Name == "Logger" && !isSlogLogger(n.Type) {
+							t.Errorf("%s: field Logger is not a *slog.Logger", p.dir)
+						}
+					}
+				}
+				return true
+			})
+		}
+	}
+}
+
+// isSlogLogger reports whether e is *slog.Logger.
+func isSlogLogger(e ast.Expr) bool {
+	star, ok := e.(*ast.StarExpr)
+	if !ok {
+		return false
+	}
+	sel, ok := star.X.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	return ok && pkg.Name == "slog" && sel.Sel.Name == "Logger"
+}
