@@ -167,6 +167,7 @@ type Gateway struct {
 	mux      *http.ServeMux
 	gen      atomic.Uint64 // bumped when what a catalog shows may have changed
 	inflight atomic.Int64  // client requests being served
+	draining atomic.Bool   // told to stop: /readyz answers 503 (drain.go)
 	wg       sync.WaitGroup
 	closing  chan struct{}
 	share    *sharing // nil without Options.Replicas (share.go)

@@ -109,7 +109,7 @@ func (g *Gateway) readyz(w http.ResponseWriter, detailed bool) {
 		Restarts int    `json:"restarts,omitempty"`
 	}
 	out := map[string]state{}
-	ready := true
+	ready := !g.draining.Load()
 	for name, st := range g.Status() {
 		out[name] = state{State: st.State.String(), Version: st.Version, Restarts: st.Restarts}
 		ready = ready && st.State == host.Ready

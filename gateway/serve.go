@@ -17,8 +17,15 @@ import (
 // is usable.
 type ServeOptions struct {
 	// Drain is how long requests in flight may run on once the gateway
-	// is told to stop (default 10 seconds).
+	// stops accepting them (default 10 seconds).
 	Drain time.Duration
+	// DrainNotice is how long the gateway, once told to stop, serves on
+	// as before, new requests included, with /readyz answering 503, so
+	// that a balancer checking /readyz stops sending it requests before
+	// it stops accepting them (default 0: it stops accepting at once).
+	// Behind a balancer, make it longer than the balancer takes to see a
+	// replica down (HAProxy: inter × fall).
+	DrainNotice time.Duration
 	// HTTP bounds what a client can make the server hold (see
 	// httpserver.Options). Its WriteTimeout, which cuts an answer that is
 	// not written in time, defaults here to 10 minutes: a tool behind the
@@ -37,7 +44,8 @@ type ServeOptions struct {
 }
 
 // Serve serves the gateway on ln until ctx is done, then stops in order:
-// it stops accepting connections, lets the requests in flight finish
+// /readyz answers 503 at once, it serves on for opts.DrainNotice, then it
+// stops accepting connections, lets the requests in flight finish
 // (for opts.Drain at most), ends every session and stream, and stops
 // every server, waiting for their processes to exit. It returns nil after
 // such a stop, or the error that ended serving.
@@ -65,6 +73,7 @@ func (g *Gateway) Serve(ctx context.Context, ln net.Listener, opts *ServeOptions
 		return err
 	case <-ctx.Done():
 	}
+	g.noticeDrain(o.DrainNotice)
 	g.log.Info("gateway: stopping", "drain", o.Drain, "in_flight", g.inflight.Load())
 	// Shutdown closes the listener at once, then waits for connections to
 	// go idle, which streams never do: it ends once Close below has ended

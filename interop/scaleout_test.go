@@ -68,11 +68,11 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 	}
 }
 
-// replica starts one `ferry serve` sharing sessions through redisURL and
-// returns its URL once it listens.
-func replica(t *testing.T, bin, cfg, redisURL string) (*exec.Cmd, string) {
+// replica starts one `ferry serve` sharing sessions through redisURL,
+// with the extra arguments, and returns its URL once it listens.
+func replica(t *testing.T, bin, cfg, redisURL string, extra ...string) (*exec.Cmd, string) {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--config", cfg, "--addr", "127.0.0.1:0", "--redis", redisURL)
+	cmd := exec.Command(bin, append([]string{"serve", "--config", cfg, "--addr", "127.0.0.1:0", "--redis", redisURL}, extra...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

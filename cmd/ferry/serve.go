@@ -31,7 +31,9 @@ var serveCommand = &command{
 	summary: "serve the servers over HTTP: all at /mcp, each at /servers/NAME/mcp (and /sse)",
 	help: `Serves the configured servers (or the ad-hoc one) as one MCP server over
 Streamable HTTP at /mcp, and each at /servers/NAME/mcp (and /sse).
-SIGHUP reads the configuration again; SIGTERM stops in order. Traces go
+SIGHUP reads the configuration again; SIGTERM stops in order: /readyz
+answers 503 at once, requests are served on for --drain-notice, then those
+in flight get --drain to finish; a second signal exits at once. Traces go
 over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set. --max-timeout bounds a
 call to a server (--timeout, an idle bound, is left to the clients).`,
 	example: "ferry serve --addr 127.0.0.1:8000 --token-file tokens.txt",
@@ -47,7 +49,7 @@ type serveFlags struct {
 	insecure, noMetrics        bool
 	logRequests                bool
 	isolate, origins, hosts    listFlag
-	drain                      time.Duration
+	drain, drainNotice         time.Duration
 	maxSessions, maxProcs      int
 	redis, sessionKeys         string
 }
@@ -60,7 +62,8 @@ func (f *serveFlags) declare(fs *flag.FlagSet) {
 	fs.Var(&f.isolate, "isolate", "a process per client session for `SERVER` (* for all); or \"isolation\": \"session\" in its entry")
 	fs.Var(&f.origins, "allow-origin", "a browser `ORIGIN` to accept too (repeatable)")
 	fs.Var(&f.hosts, "allow-host", "a `HOST` name to accept too (repeatable)")
-	fs.DurationVar(&f.drain, "drain", 10*time.Second, "time `D` the requests in flight get to finish (default 10s)")
+	fs.DurationVar(&f.drain, "drain", 10*time.Second, "time `D` the requests in flight get to finish once no new one is accepted (default 10s)")
+	fs.DurationVar(&f.drainNotice, "drain-notice", 0, "on SIGTERM, serve on for `D` with /readyz answering 503, for a balancer to stop sending requests first (behind one: longer than its check interval × fall)")
 	fs.IntVar(&f.maxSessions, "max-sessions", 10000, "bound `N` on client sessions (default 10000)")
 	fs.IntVar(&f.maxProcs, "max-session-processes", 100, "bound `N` on per-session processes (default 100)")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log `text|json` (default text)")
@@ -183,7 +186,7 @@ func cmdServe(o *cli) error {
 			}
 		}
 	}()
-	err = g.Serve(run, ln, &gateway.ServeOptions{Drain: f.drain})
+	err = g.Serve(run, ln, &gateway.ServeOptions{Drain: f.drain, DrainNotice: f.drainNotice})
 	stopProfile()
 	return err
 }
