@@ -29,7 +29,7 @@ type front struct {
 
 func newFront(g *Gateway, only *upstream) *front {
 	f := &front{g: g, only: only}
-	mw := append([]intercept.Middleware{counting(&g.inflight)}, g.opts.Middleware...)
+	mw := append([]intercept.Middleware{counting(&g.inflight), f.mark}, g.opts.Middleware...)
 	mw = append(mw, f.serve)
 	f.srv = server.New(g.impl, &server.Options{
 		Instructions: g.opts.Instructions,
