@@ -48,8 +48,8 @@ func TestLendToolArguments(t *testing.T) {
 			if _, err := srv.HandleMessage(s, context.Background(), m, nil, nopPeer{}); err != nil {
 				t.Fatal(err)
 			}
-			if m.Borrowed != tt.want {
-				t.Errorf("Borrowed = %v, want %v", m.Borrowed, tt.want)
+			if m.Lent != tt.want {
+				t.Errorf("Lent = %v, want %v", m.Lent, tt.want)
 			}
 		})
 	}

@@ -72,7 +72,7 @@ func (r *Request) Name() string {
 // buffer for the next request. A gateway that forwards a tool call and
 // has its answer makes the promise: the arguments it passed on were
 // written upstream before the answer came.
-func (r *Request) Lend() { r.msg.Borrowed = true }
+func (r *Request) Lend() { r.msg.Lent = true }
 
 // handle serves r through the receiving middleware.
 func (s *Server) handle(ctx context.Context, r *Request) (any, error) {

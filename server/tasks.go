@@ -289,7 +289,7 @@ func (t *taskRun) created() any {
 // detach makes the request outlive its call: the task's handler goes on
 // after the call was answered and the transport reused the call's memory.
 func detach(r *Request, args jsontext.Value) {
-	r.msg.Borrowed = false
+	r.msg.Lent = false
 	r.toolCall.Arguments = clone(args)
 	r.RawMeta = clone(r.RawMeta)
 	if r.stateless {

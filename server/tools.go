@@ -426,7 +426,7 @@ func (s *Server) callTool(ctx context.Context, r *Request, params jsontext.Value
 	}
 	// The promise of Options.LendToolArguments covers the whole call; the
 	// transport acts on it once the reply is encoded.
-	r.msg.Borrowed = s.opts.LendToolArguments
+	r.msg.Lent = s.opts.LendToolArguments
 	if e.validator != nil {
 		// The arguments come from a message the decoder checked strictly.
 		if err := e.validator.ValidateTrusted(args); err != nil {

@@ -103,3 +103,19 @@ func isSlogLogger(e ast.Expr) bool {
 	pkg, ok := sel.X.(*ast.Ident)
 	return ok && pkg.Name == "slog" && sel.Sel.Name == "Logger"
 }
+
+// TestOneWordForLentMemory: memory that its owner gives out only for a
+// while is lent, in every package: Lend, Lent, LendToolArguments. Borrow
+// and loan were once two more words for it (Message.Borrowed,
+// CallBorrowed, client.Loan).
+func TestOneWordForLentMemory(t *testing.T) {
+	for _, p := range rootPackages(t, true) {
+		exportedNames(p, func(name string) {
+			for _, w := range []string{"Borrow", "Loan"} {
+				if strings.Contains(name, w) {
+					t.Errorf("%s: %s: say lend or lent", p.dir, name)
+				}
+			}
+		})
+	}
+}

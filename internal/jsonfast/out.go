@@ -20,10 +20,10 @@ type Out struct {
 	// RefMin is the length from which a plain string is referred to; 0
 	// copies every string into B.
 	RefMin int
-	// Borrowed tells that a Ref is to memory its owner may change once
+	// Lent tells that a Ref is to memory its owner may change once
 	// the encoding is out of its hands (RawRef): whoever keeps the
 	// encoding beyond that copies it in first (Flatten).
-	Borrowed bool
+	Lent bool
 }
 
 // Ref is a string of an [Out], written at offset At of its B.
@@ -66,7 +66,7 @@ func (o *Out) Quote(s string) error {
 }
 
 // RawRef appends v, raw JSON in memory that its owner lends the encoding
-// only while it is in the owner's hands (see Borrowed), referring to it
+// only while it is in the owner's hands (see Lent), referring to it
 // when it is long enough. What an Out refers to holds no newline
 // (Quote's strings are plain), so that a line-framed writer, which makes
 // the newlines of B white space, need not look at it: v with a newline
@@ -77,7 +77,7 @@ func (o *Out) RawRef(v []byte) {
 		return
 	}
 	o.Refs = append(o.Refs, Ref{At: len(o.B), S: unsafe.String(unsafe.SliceData(v), len(v))})
-	o.Borrowed = true
+	o.Lent = true
 }
 
 // Flatten copies what o refers to into B, which then holds the whole
@@ -100,7 +100,7 @@ func (o *Out) Flatten() {
 	}
 	clear(o.Refs)
 	o.Refs = o.Refs[:0]
-	o.Borrowed = false
+	o.Lent = false
 }
 
 // Mark is a position in an [Out], to go back to with [Out.Rewind].
@@ -131,7 +131,7 @@ func (o *Out) Reset() {
 	o.B = o.B[:0]
 	clear(o.Refs)
 	o.Refs = o.Refs[:0]
-	o.Borrowed = false
+	o.Lent = false
 }
 
 // Buffers appends to dst the pieces of the encoding in order: parts of B

@@ -106,14 +106,14 @@ func TestOutFlatten(t *testing.T) {
 		o.B = append(o.B, `,"d":`...)
 		o.Quote(long("z"))
 		o.B = append(o.B, `}`...)
-		if len(o.Refs) != 3 || !o.Borrowed {
-			t.Fatalf("room %d: %d refs, borrowed %v; want 3, true", room, len(o.Refs), o.Borrowed)
+		if len(o.Refs) != 3 || !o.Lent {
+			t.Fatalf("room %d: %d refs, lent %v; want 3, true", room, len(o.Refs), o.Lent)
 		}
 		want := joined(&o)
 		before := unsafe.SliceData(o.B)
 		o.Flatten()
-		if got := string(o.B); got != want || len(o.Refs) != 0 || o.Borrowed {
-			t.Errorf("room %d: flattened to %q (%d refs, borrowed %v), want %q", room, got, len(o.Refs), o.Borrowed, want)
+		if got := string(o.B); got != want || len(o.Refs) != 0 || o.Lent {
+			t.Errorf("room %d: flattened to %q (%d refs, lent %v), want %q", room, got, len(o.Refs), o.Lent, want)
 		}
 		if inPlace := unsafe.SliceData(o.B) == before; inPlace != (room > 0) {
 			t.Errorf("room %d: in place %v", room, inPlace)

@@ -27,14 +27,13 @@ type Message struct {
 	// Size is the size of the message on the wire, when known.
 	Size int
 
-	// Borrowed is set by the handler of a request that only borrowed the
-	// message, as io.Writer implementations borrow the slice given to
-	// Write: once the reply has been encoded, nothing it kept or started
-	// refers to the message's memory (Params, strings decoded from
-	// them). The transport that read the message may then read another
-	// into the same memory. Transports that cannot tell when a reply has
-	// been encoded ignore it.
-	Borrowed bool
+	// Lent is set by the handler of a request to which the message was
+	// only lent, as the slice given to an io.Writer's Write is: once the
+	// reply has been encoded, nothing it kept or started refers to the
+	// message's memory (Params, strings decoded from them). The transport
+	// that read the message may then read another into the same memory.
+	// Transports that cannot tell when a reply has been encoded ignore it.
+	Lent bool
 	// Buffer is the memory a stream read the message into, when the
 	// stream can reuse it: see [Recycler]. Nil otherwise.
 	Buffer []byte

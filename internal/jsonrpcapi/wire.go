@@ -31,10 +31,10 @@ func (w *Wire) Len() int { return w.Out.Len() }
 // whole encoding is [Wire.Bytes].
 func (w *Wire) Refers() bool { return len(w.Out.Refs) > 0 }
 
-// Borrows reports whether w refers to memory lent only while the
-// encoding is in its owner's hands (jsonfast.Out.Borrowed): a transport
+// Lent reports whether w refers to memory lent only while the
+// encoding is in its owner's hands (jsonfast.Out.Lent): a transport
 // that keeps w once its Write returned must [Wire.Own] it first.
-func (w *Wire) Borrows() bool { return w.Out.Borrowed }
+func (w *Wire) Lent() bool { return w.Out.Lent }
 
 // Own copies what w refers to into its own bytes.
 func (w *Wire) Own() { w.Out.Flatten() }

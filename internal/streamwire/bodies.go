@@ -13,7 +13,7 @@ import (
 const MaxPooledBody = 1 << 20
 
 // BodyPool recycles message bodies: on the server, those of requests
-// whose handlers only borrowed them (see [jsonrpc.Message.Borrowed]); on
+// lent to handlers that kept nothing of them (see [jsonrpc.Message.Lent]); on
 // the client, those of answers given back (see [jsonrpc.Recycler]). A
 // body that is not given back belongs to its message and is never put
 // back, so that code keeping what it decoded gets a fresh buffer for

@@ -417,10 +417,11 @@ func (lr *lineReader) hand(raw []byte) ([]byte, error) {
 // than a copy, when the chunk may be given away (no line returned before
 // pins it), when what was read after the line, which then moves to a new
 // chunk, is less than the line (of the two copies, the smaller is made),
-// and when the line is a quarter of the chunk or more: the memory a
-// borrower holds is then at most four times its answer's, however many
-// answers are held at once. A server answering one call at a time writes
-// one line per read, so that its answers of 64 KiB cost no copy at all.
+// and when the line is a quarter of the chunk or more: the memory held
+// by a caller it lends answers to is then at most four times its
+// answer's, however many answers are held at once. A server answering
+// one call at a time writes one line per read, so that its answers of
+// 64 KiB cost no copy at all.
 func (lr *lineReader) lendChunk(line []byte) bool {
 	rest := lr.end - lr.start
 	if lr.pinned || rest >= len(line) || len(line) < lr.chunk/4 {

@@ -37,8 +37,8 @@ func putWire(w *jsonrpcapi.Wire) {
 	}
 }
 
-// borrowed: a message may refer to memory its sender lends only while
-// its Write runs (jsonrpcapi.Wire.Borrows: a gateway's tool arguments, in
+// lent: a message may refer to memory its sender lends only while
+// its Write runs (jsonrpcapi.Wire.Lent: a gateway's tool arguments, in
 // the buffer of the HTTP request they came in, which the HTTP transport
 // reads the next request into once the call is answered). Such a line is
 // written from that memory only by the Write that sent it; one that
@@ -146,8 +146,8 @@ func (lw *lineWriter) send(ctx context.Context, wire *jsonrpcapi.Wire, flush boo
 	}
 	if lw.flushing || !flush {
 		// The line waits for another writer's write, beyond this Write:
-		// what it borrows is copied in (see borrowed).
-		if wire.Borrows() {
+		// what it was lent is copied in (see lent).
+		if wire.Lent() {
 			wire.Own()
 		}
 		lw.enqueue(wire, n)
@@ -270,8 +270,8 @@ var errWouldBlock = errors.New("stdio: the pipe is full")
 // flusher until the queue is empty, so that lines keep their order.
 func (lw *lineWriter) detach(rest [][]byte, wires []*jsonrpcapi.Wire) {
 	// The lines are written after the Write that detaches them returned:
-	// what they borrow is copied in first (see borrowed).
-	if wires[0].Borrows() {
+	// what they were lent is copied in first (see lent).
+	if wires[0].Lent() {
 		var b []byte
 		for _, p := range rest {
 			b = append(b, p...)
@@ -280,7 +280,7 @@ func (lw *lineWriter) detach(rest [][]byte, wires []*jsonrpcapi.Wire) {
 		clear(lw.vec)
 	}
 	for _, w := range wires[1:] {
-		if w.Borrows() {
+		if w.Lent() {
 			w.Own()
 		}
 	}

@@ -234,26 +234,26 @@ func TestLineWriterBuffered(t *testing.T) {
 	}
 }
 
-// borrowedBody is a message body in memory lent only while its Write
+// lentBody is a message body in memory lent only while its Write
 // runs (jsonfast.Out.RawRef), as a gateway's tool arguments are.
-type borrowedBody struct{ raw []byte }
+type lentBody struct{ raw []byte }
 
-func (b borrowedBody) AppendOut(o *jsonfast.Out) error {
+func (b lentBody) AppendOut(o *jsonfast.Out) error {
 	o.RawRef(b.raw)
 	return nil
 }
 
-func (b borrowedBody) AppendJSON(p []byte) ([]byte, error) { return append(p, b.raw...), nil }
+func (b lentBody) AppendJSON(p []byte) ([]byte, error) { return append(p, b.raw...), nil }
 
-// TestLineWriterBorrowedOnlyWithinWrite: a line whose body is borrowed is
+// TestLineWriterLentOnlyWithinWrite: a line whose body is lent is
 // written from that memory only within its Write. Queued behind another
 // writer's write, or finished by a detached flusher once the pipe is
 // full, it goes out as it was when its Write returned, whatever the
 // memory holds after.
-func TestLineWriterBorrowedOnlyWithinWrite(t *testing.T) {
+func TestLineWriterLentOnlyWithinWrite(t *testing.T) {
 	ctx := context.Background()
 	body := func() []byte { return []byte(`{"p":"` + strings.Repeat("a", 100<<10) + `"}`) }
-	want := `{"jsonrpc":"2.0","method":"borrowed","params":` + string(body()) + "}\n"
+	want := `{"jsonrpc":"2.0","method":"lent","params":` + string(body()) + "}\n"
 	spoil := func(b []byte) {
 		for i := 6; i < len(b)-2; i++ {
 			b[i] = 'z'
@@ -266,7 +266,7 @@ func TestLineWriterBorrowedOnlyWithinWrite(t *testing.T) {
 			t.Fatalf("read %.60q… (%d bytes), %v; want %s", line, len(line), err, what)
 		}
 	}
-	isBorrowed := func(line string) bool { return line == want }
+	isLent := func(line string) bool { return line == want }
 	isFirst := func(line string) bool { return strings.Contains(line, `"method":"first"`) }
 	t.Run("queued", func(t *testing.T) {
 		pr, pw := io.Pipe()
@@ -278,13 +278,13 @@ func TestLineWriterBorrowedOnlyWithinWrite(t *testing.T) {
 			time.Sleep(time.Millisecond)
 		}
 		b := body()
-		if err := lw.write(ctx, &jsonrpc.Message{Method: "borrowed", Body: borrowedBody{b}}); err != nil {
+		if err := lw.write(ctx, &jsonrpc.Message{Method: "lent", Body: lentBody{b}}); err != nil {
 			t.Fatal(err)
 		}
 		spoil(b)
 		br := bufio.NewReaderSize(pr, 1<<20)
 		readLine(t, br, "the first line", isFirst)
-		readLine(t, br, "the borrowed line as it was written", isBorrowed)
+		readLine(t, br, "the lent line as it was written", isLent)
 		if err := <-first; err != nil {
 			t.Fatal(err)
 		}
@@ -298,14 +298,14 @@ func TestLineWriterBorrowedOnlyWithinWrite(t *testing.T) {
 		defer pw.Close()
 		lw := newLineWriter(pw)
 		b := body()
-		if err := lw.write(ctx, &jsonrpc.Message{Method: "borrowed", Body: borrowedBody{b}}); err != nil {
+		if err := lw.write(ctx, &jsonrpc.Message{Method: "lent", Body: lentBody{b}}); err != nil {
 			t.Fatal(err)
 		}
 		if !lw.isFlushing() {
 			t.Fatal("the line was written whole: no detached flusher to test")
 		}
 		spoil(b)
-		readLine(t, bufio.NewReaderSize(pr, 1<<20), "the borrowed line as it was written", isBorrowed)
+		readLine(t, bufio.NewReaderSize(pr, 1<<20), "the lent line as it was written", isLent)
 	})
 	t.Run("detached behind another", func(t *testing.T) {
 		pr, pw, err := os.Pipe()
@@ -316,7 +316,7 @@ func TestLineWriterBorrowedOnlyWithinWrite(t *testing.T) {
 		defer pw.Close()
 		lw := newLineWriter(pw)
 		// The pipe all but full, and a short line left queued (as the
-		// reader leaves answers): the borrowed line's Write sends that
+		// reader leaves answers): the lent line's Write sends that
 		// one first, which fills the pipe, and leaves both lines to a
 		// detached flusher.
 		filler := strings.Repeat("-", 64<<10-100) + "\n"
@@ -327,7 +327,7 @@ func TestLineWriterBorrowedOnlyWithinWrite(t *testing.T) {
 			t.Fatal(err)
 		}
 		b := body()
-		if err := lw.write(ctx, &jsonrpc.Message{Method: "borrowed", Body: borrowedBody{b}}); err != nil {
+		if err := lw.write(ctx, &jsonrpc.Message{Method: "lent", Body: lentBody{b}}); err != nil {
 			t.Fatal(err)
 		}
 		if !lw.isFlushing() {
@@ -337,6 +337,6 @@ func TestLineWriterBorrowedOnlyWithinWrite(t *testing.T) {
 		br := bufio.NewReaderSize(pr, 1<<20)
 		readLine(t, br, "the filler", func(line string) bool { return line == filler })
 		readLine(t, br, "the first line", isFirst)
-		readLine(t, br, "the borrowed line as it was written", isBorrowed)
+		readLine(t, br, "the lent line as it was written", isLent)
 	})
 }

@@ -99,7 +99,7 @@ func eraCall(t *testing.T, h http.Handler, stateless bool) func(tool, message st
 }
 
 // TestLentBodiesBudget checks that the handler reuses the request bodies of a
-// server whose tools only borrow their arguments, and only those: 64 KiB
+// server whose tools are only lent their arguments, and only those: 64 KiB
 // calls then allocate a small fraction of their size, and otherwise at
 // least their size.
 func TestLentBodiesBudget(t *testing.T) {
@@ -169,11 +169,11 @@ func TestKeptArgumentsStayIntact(t *testing.T) {
 	}
 }
 
-// TestBorrowedAnswersBudget checks that a client that only borrows its results
+// TestLentAnswersBudget checks that a client that is only lent its results
 // (client.Lend) gets the bodies of its answers recycled, over a real
 // HTTP connection to a lending server: 64 KiB calls then allocate, client
 // and server together, a fraction of what Call does.
-func TestBorrowedAnswersBudget(t *testing.T) {
+func TestLentAnswersBudget(t *testing.T) {
 	const calls, size = 64, 64 << 10
 	var kept []string
 	ts, _ := serveHTTP(t, lendingServer(true, &kept), nil)
@@ -200,7 +200,7 @@ func TestBorrowedAnswersBudget(t *testing.T) {
 			}
 			return err
 		})
-		borrowed := perCall(func() error {
+		lent := perCall(func() error {
 			var release func()
 			res, err := c.Call(ctx, "echo", args, client.Lend(&release))
 			if err == nil && (len(res.Content) != 1 || res.Content[0].Text != args.Message) {
@@ -209,12 +209,12 @@ func TestBorrowedAnswersBudget(t *testing.T) {
 			release()
 			return err
 		})
-		t.Logf("%s: %d bytes allocated per call with Call, %d lent", version, owned, borrowed)
+		t.Logf("%s: %d bytes allocated per call with Call, %d lent", version, owned, lent)
 		if owned < size {
 			t.Errorf("%s: Call allocated %d bytes per 64 KiB call: its results must be its own", version, owned)
 		}
-		if !racecheck.Enabled && borrowed > size/3 {
-			t.Errorf("%s: a lent call allocated %d bytes per 64 KiB call, client and server, want under %d", version, borrowed, size/3)
+		if !racecheck.Enabled && lent > size/3 {
+			t.Errorf("%s: a lent call allocated %d bytes per 64 KiB call, client and server, want under %d", version, lent, size/3)
 		}
 
 		// A failed call lends nothing, and its release may still be

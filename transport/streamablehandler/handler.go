@@ -278,7 +278,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	// Requests are served on this goroutine, so once it is back here a
 	// request's reply has been encoded and written.
 	defer func() {
-		if m.IsRequest() && m.Borrowed {
+		if m.IsRequest() && m.Lent {
 			h.bodies.Put(body, handle)
 		}
 	}()
