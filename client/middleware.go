@@ -9,15 +9,11 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ferrymcp/ferry/intercept"
-	"github.com/ferrymcp/ferry/internal/interceptapi"
 	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 )
-
-// icp is what package intercept gives the sides of a connection.
-var icp = interceptapi.Get[*intercept.Request]()
 
 // buildChains composes the middleware of the options around what they
 // wrap; a chain without middleware stays nil, and costs nothing.
@@ -45,7 +41,7 @@ func (c *Client) request(ctx context.Context, method string, params any, o *json
 	}
 	s := &sent{opts: o}
 	s.ir = intercept.Request{Method: method, ProtocolVersion: c.version, Stateless: c.stateless, Params: params}
-	icp.Attach(&s.ir, s)
+	s.ir.Source = s
 	res, err := c.sending(ctx, &s.ir)
 	if err != nil {
 		return nil, err
@@ -78,7 +74,7 @@ func sameBytes(a, b []byte) bool {
 // sendIntercepted is the innermost handler of the sending middleware: it
 // sends req as middleware left it.
 func (c *Client) sendIntercepted(ctx context.Context, req *intercept.Request) (intercept.Result, error) {
-	s, _ := icp.SourceOf(req).(*sent) // nil for a request middleware made
+	s, _ := req.Source.(*sent) // nil for a request middleware made
 	var o *jsonrpcapi.CallOptions
 	if s != nil {
 		o = s.opts
@@ -231,7 +227,7 @@ func (s *sent) ProgressToken() jsontext.Value {
 	return jsontext.Value(fmt.Sprint(meta.token))
 }
 
-func (s *sent) Caller() string { return "" }
+func (s *sent) Caller() *intercept.Caller { return nil }
 
 // nameMember is the params member that names what a method is about.
 func nameMember(method string) string {

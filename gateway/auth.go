@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/transport/httpserver"
 )
 
@@ -27,7 +28,7 @@ import (
 //
 // The gateway takes any func(http.Handler) http.Handler as Options.Auth,
 // so an OAuth resource server's middleware plugs in the same way: the
-// caller it names with [WithCaller] gets the same share of the
+// caller it names with [intercept.WithCaller] gets the same share of the
 // connections.
 func BearerTokens(tokens []string) func(http.Handler) http.Handler {
 	// Comparing digests keeps the time of a comparison independent of the
@@ -53,12 +54,12 @@ func BearerTokens(tokens []string) func(http.Handler) http.Handler {
 			}
 			r.Header.Del("Authorization")
 			// The caller is the token, known by its digest.
-			caller := string(sum[:])
-			if !httpserver.Authenticated(r.Context(), caller) {
+			caller := &intercept.Caller{ID: string(sum[:])}
+			if !httpserver.Authenticated(r.Context(), caller.ID) {
 				refuse(w, "too many connections for this token", http.StatusTooManyRequests)
 				return
 			}
-			next.ServeHTTP(w, r.WithContext(WithCaller(r.Context(), caller)))
+			next.ServeHTTP(w, r.WithContext(intercept.WithCaller(r.Context(), caller)))
 		})
 	}
 }

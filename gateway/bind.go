@@ -9,28 +9,26 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/transport/httpserver"
 )
 
-// callerKey carries the identity of a request's caller (WithCaller).
-type callerKey struct{}
-
-// WithCaller returns a context that names the caller of an HTTP request:
-// middleware given as [Options].Auth calls it with an identity of its
-// own choosing (a user, a client id; [BearerTokens] uses a digest of the
-// token). The gateway binds each legacy session to the caller that opened
-// it: a request with a session's id and another caller's credentials is
-// refused, as if the session did not exist ("Servers SHOULD bind session
-// IDs to user-specific information"). Without an identity, sessions are
-// bound to nothing.
-func WithCaller(ctx context.Context, caller string) context.Context {
-	return context.WithValue(ctx, callerKey{}, caller)
+// callerOf returns the ID of the caller Options.Auth named with
+// intercept.WithCaller, "" for none.
+func callerOf(ctx context.Context) string {
+	if c, ok := intercept.CallerFrom(ctx); ok {
+		return c.ID
+	}
+	return ""
 }
 
-// callerOf returns the caller WithCaller put in ctx.
-func callerOf(ctx context.Context) string {
-	s, _ := ctx.Value(callerKey{}).(string)
-	return s
+// withCallerID returns ctx naming a caller known by its ID alone (that of
+// a session another replica opened), ctx itself for "".
+func withCallerID(ctx context.Context, id string) context.Context {
+	if id == "" {
+		return ctx
+	}
+	return intercept.WithCaller(ctx, &intercept.Caller{ID: id})
 }
 
 // sessionHeader names a Streamable HTTP session.
@@ -116,8 +114,9 @@ func (g *Gateway) bindSessions(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		caller := callerOf(r.Context())
 		// Whatever Auth named the caller (BearerTokens, or middleware of
-		// the user's own that only calls WithCaller), its connections
-		// count against its share of the listener, not its address's.
+		// the user's own that only calls intercept.WithCaller), its
+		// connections count against its share of the listener, not its
+		// address's.
 		if caller != "" && !httpserver.Authenticated(r.Context(), caller) {
 			refuse(w, "too many connections for this caller", http.StatusTooManyRequests)
 			return

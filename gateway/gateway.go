@@ -28,9 +28,9 @@
 // "session" in its entry, one process per client: per legacy session,
 // stopped when the session ends, idles, or its client is gone (holds no
 // GET stream and sends nothing, see [Options.ClientGone]), and per
-// caller for stateless clients (the identity [Options.Auth] gives with
-// [WithCaller], such as the digest of a bearer token), stopped when it
-// idles. A stateless request to such a server without a caller is
+// caller for stateless clients (the identity [Options.Auth] names with
+// intercept.WithCaller, such as the digest of a bearer token), stopped
+// when it idles. A stateless request to such a server without a caller is
 // refused: with nothing to tell its client from another's, it has no
 // process of its own. One client (its caller, else its address) holds
 // at most its share of these processes ([Options.MaxClientProcesses]).
@@ -139,8 +139,8 @@ type Options struct {
 	HTTP streamablehandler.Options
 	// Auth, when set, guards every endpoint but /healthz and /readyz: it
 	// wraps them as net/http middleware does (see [BearerTokens]), and
-	// names the caller with [WithCaller] for each session to be bound to
-	// the caller that opened it.
+	// names the caller with intercept.WithCaller for each session to be
+	// bound to the caller that opened it.
 	Auth func(http.Handler) http.Handler
 	// Metrics, when set, is served at /metrics (behind Auth).
 	Metrics http.Handler

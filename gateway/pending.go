@@ -29,7 +29,7 @@ type pending struct {
 	set    *pendingSet
 	token  string
 	kind   string
-	caller string // WithCaller's identity of the client that started it
+	caller string // the ID of the caller that started it
 
 	ctx       context.Context // the upstream call's, apart from any one client request
 	cancel    context.CancelCauseFunc

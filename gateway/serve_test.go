@@ -11,6 +11,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/internal/pipenet"
 	"github.com/ferrymcp/ferry/transport/httpserver"
 )
@@ -131,15 +132,15 @@ func TestClientsWithoutTokenHoldNoPlace(t *testing.T) {
 // closes.
 func TestTokenShare(t *testing.T) {
 	// A middleware of the user's own, which names the caller with
-	// WithCaller and knows nothing of the listener: the gateway counts
-	// the caller's connections all the same.
+	// intercept.WithCaller and knows nothing of the listener: the gateway
+	// counts the caller's connections all the same.
 	own := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Header.Get("Authorization") != "Bearer secret" {
 				http.Error(w, "unauthorized", http.StatusUnauthorized)
 				return
 			}
-			next.ServeHTTP(w, r.WithContext(WithCaller(r.Context(), "alice")))
+			next.ServeHTTP(w, r.WithContext(intercept.WithCaller(r.Context(), &intercept.Caller{ID: "alice"})))
 		})
 	}
 	for name, auth := range map[string]func(http.Handler) http.Handler{

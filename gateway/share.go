@@ -432,7 +432,7 @@ func (sh *sharing) replayChange(s *shared, c SessionChange) {
 	p, _ := json.Marshal(params)
 	body := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":"ferry-replay-%d","method":%q,"params":%s}`, sh.seq.Add(1), method, p)
 	ctx := context.WithValue(context.Background(), openingKey{}, &opening{replay: true})
-	ctx = WithCaller(ctx, s.caller)
+	ctx = withCallerID(ctx, s.caller)
 	rec := sh.replay(ctx, nil, s.front.http, s.local, s.sess.ProtocolVersion(), body)
 	if rec.status != http.StatusOK || bytes.Contains(rec.body.Bytes(), []byte(`"error"`)) {
 		sh.g.log.Warn("gateway: a change to a session shared by replicas failed here", "change", string(c.Op), "status", rec.status)
@@ -455,7 +455,7 @@ func (sh *sharing) ended(ctx context.Context, s *shared, told bool) {
 		}
 		return
 	}
-	ctx = WithCaller(context.Background(), s.caller)
+	ctx = withCallerID(context.Background(), s.caller)
 	req, _ := http.NewRequestWithContext(ctx, http.MethodDelete, "http://localhost"+s.front.path(), nil)
 	req.Header.Set(sessionHeader, s.local)
 	s.front.http.ServeHTTP(&recorder{header: http.Header{}}, req)

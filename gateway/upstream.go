@@ -48,8 +48,8 @@ func newUpstream(g *Gateway, cfg *config.Server) (*upstream, error) {
 // the shared one, or for an isolated server the one of the client it is
 // for, started on its first request: a legacy session's own, or, for a
 // stateless request, its caller's (the identity Options.Auth gave it with
-// WithCaller: a stateless client has no session, and what ties its
-// requests together is its credential). A stateless request to an
+// intercept.WithCaller: a stateless client has no session, and what ties
+// its requests together is its credential). A stateless request to an
 // isolated server without a caller is refused: sharing a process would
 // break the isolation the entry asks for.
 func (u *upstream) linkFor(ctx context.Context, req *server.Request) (*link, error) {
@@ -68,13 +68,10 @@ func (u *upstream) linkFor(ctx context.Context, req *server.Request) (*link, err
 }
 
 // shareKey names the client whose share of the per-client processes a
-// request's process counts against: the caller WithCaller named, else
-// the one an authorization middleware named, else the client's address
-// (IPv6 by its /64), as the transports name a client for their bounds.
+// request's process counts against: the caller Options.Auth named, else
+// the client's address (IPv6 by its /64), as the transports name a client
+// for their bounds.
 func shareKey(ctx context.Context) string {
-	if c := callerOf(ctx); c != "" {
-		return "caller:" + c
-	}
 	return serverapi.ClientKey(ctx, serverapi.RemoteAddrOf(ctx))
 }
 

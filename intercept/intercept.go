@@ -36,7 +36,6 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/ferrymcp/ferry/internal/interceptapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 )
@@ -69,8 +68,29 @@ type Request struct {
 	// progress token). It is not read for a request received: its
 	// _meta is in Params.
 	Meta protocol.Meta
+	// Source is what the side that made the request knows of it, read
+	// only when middleware asks (a tool's name is not decoded for
+	// middleware that never looks at it): the server sets it for a
+	// request it received or asks, the client for one it sends. It is
+	// nil for a request middleware made, unless that middleware gives it
+	// one (a test of middleware that decides on Name, say). A side knows
+	// its own requests by their Source: a request given another Source
+	// is served as one middleware made.
+	Source Source
+}
 
-	src interceptapi.Source // what the side that made r knows of it
+// Source is what the side that made a [Request] knows of it; each method
+// returns its zero value for what the request does not have.
+type Source interface {
+	// Name is the tool of a tools/call, the prompt of a prompts/get, the
+	// resource's URI of a resources/read, subscribe or unsubscribe.
+	Name() string
+	// Arguments are a tools/call's arguments as raw JSON.
+	Arguments() jsontext.Value
+	// ProgressToken is the request's progress token as raw JSON.
+	ProgressToken() jsontext.Value
+	// Caller is the authenticated caller a received request came from.
+	Caller() *Caller
 }
 
 // Name is the tool of a tools/call, the prompt of a prompts/get, the
@@ -80,39 +100,38 @@ type Request struct {
 // that do not decode, and requests middleware made itself. Decide on
 // Name, never on a search of the raw params.
 func (r *Request) Name() string {
-	if r.src == nil {
+	if r.Source == nil {
 		return ""
 	}
-	return r.src.Name()
+	return r.Source.Name()
 }
 
 // Arguments are a tools/call's arguments as raw JSON, nil when there are
 // none. A received request's share the message's memory, as Params do.
 func (r *Request) Arguments() jsontext.Value {
-	if r.src == nil {
+	if r.Source == nil {
 		return nil
 	}
-	return r.src.Arguments()
+	return r.Source.Arguments()
 }
 
 // ProgressToken is the request's progress token as raw JSON (a string or
 // a number), nil when the request asks for no progress.
 func (r *Request) ProgressToken() jsontext.Value {
-	if r.src == nil {
+	if r.Source == nil {
 		return nil
 	}
-	return r.src.ProgressToken()
+	return r.Source.ProgressToken()
 }
 
-// Caller names the authenticated caller a received request came from, as
-// the HTTP authorization in front of the server named it (the issuer and
-// subject of its token, for ferry's gateway and resource server); "" when
-// none did, and for requests being sent.
-func (r *Request) Caller() string {
-	if r.src == nil {
-		return ""
+// Caller is the authenticated caller a received request came from, as
+// the authentication in front of the server named it ([WithCaller]); nil
+// when none did, and for requests being sent.
+func (r *Request) Caller() *Caller {
+	if r.Source == nil {
+		return nil
 	}
-	return r.src.Caller()
+	return r.Source.Caller()
 }
 
 // Result is what a handler returns for a request; for a notification it
@@ -152,11 +171,4 @@ func Chain(h Handler, mw ...Middleware) Handler {
 		h = mw[i](h)
 	}
 	return h
-}
-
-func init() {
-	interceptapi.Set(interceptapi.API[*Request]{
-		Attach:   func(r *Request, src interceptapi.Source) { r.src = src },
-		SourceOf: func(r *Request) interceptapi.Source { return r.src },
-	})
 }

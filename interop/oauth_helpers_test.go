@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/ferrymcp/ferry/auth/resourceserver"
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/transport/streamablehandler"
@@ -88,7 +89,7 @@ func protectedServer(t *testing.T, issuer string, verifier resourceserver.Verifi
 	t.Helper()
 	s := server.New(protocol.Implementation{Name: "protected", Version: "1"}, nil)
 	whoami := func(ctx context.Context, req *server.Request, in struct{}) (string, error) {
-		c, ok := resourceserver.CallerFrom(ctx)
+		c, ok := intercept.CallerFrom(ctx)
 		if !ok {
 			return "", fmt.Errorf("no caller")
 		}

@@ -162,7 +162,7 @@ func (r *Request) put(ctx context.Context, key, method string, params any) (json
 		return a.put(ctx, method, params)
 	}
 	ir := &intercept.Request{Method: method, ProtocolVersion: r.ProtocolVersion, Stateless: r.stateless, Params: params}
-	icp.Attach(ir, a)
+	ir.Source = a
 	res, err := r.server.sending(ctx, ir)
 	if err != nil {
 		return nil, err
@@ -200,7 +200,7 @@ func (a *asked) put(ctx context.Context, method string, params any) (jsontext.Va
 // sendIntercepted is the innermost handler of the sending middleware: it
 // puts the question req stands for, with the params middleware left.
 func sendIntercepted(ctx context.Context, req *intercept.Request) (intercept.Result, error) {
-	a, ok := icp.SourceOf(req).(*asked)
+	a, ok := req.Source.(*asked)
 	if !ok {
 		return intercept.Result{}, fmt.Errorf("server: middleware passed on a request (%s) the server did not ask", req.Method)
 	}
@@ -277,7 +277,7 @@ func editMeta(params any, edit func(protocol.Meta)) (jsontext.Value, error) {
 func (a *asked) Name() string                  { return "" }
 func (a *asked) Arguments() jsontext.Value     { return nil }
 func (a *asked) ProgressToken() jsontext.Value { return nil }
-func (a *asked) Caller() string                { return "" }
+func (a *asked) Caller() *intercept.Caller     { return nil }
 
 // invalidAnswer is the error of an answer that is not a result of its
 // question's method, the same in both eras: the client's fault, in the

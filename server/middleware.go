@@ -8,9 +8,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ferrymcp/ferry/intercept"
-	"github.com/ferrymcp/ferry/internal/interceptapi"
 	"github.com/ferrymcp/ferry/internal/jsonfast"
-	"github.com/ferrymcp/ferry/internal/serverapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 )
@@ -138,7 +136,7 @@ func (r *Request) intercepted() *intercept.Request {
 	if r.msg.Params == nil {
 		ir.Params = nil // no typed nil: "absent" reads as nil
 	}
-	icp.Attach(ir, (*served)(r))
+	ir.Source = (*served)(r)
 	return ir
 }
 
@@ -149,7 +147,7 @@ func (r *Request) intercepted() *intercept.Request {
 // for a request the server did not receive (one being sent, or made by
 // middleware).
 func RequestOf(req *intercept.Request) *Request {
-	s, _ := icp.SourceOf(req).(*served)
+	s, _ := req.Source.(*served)
 	return (*Request)(s)
 }
 
@@ -171,13 +169,10 @@ func (s *served) Arguments() jsontext.Value {
 
 func (s *served) ProgressToken() jsontext.Value { return s.progressToken }
 
-func (s *served) Caller() string {
-	id, _ := serverapi.CallerOf((*Request)(s).context())
-	return id
+func (s *served) Caller() *intercept.Caller {
+	c, _ := intercept.CallerFrom((*Request)(s).context())
+	return c
 }
-
-// icp is what package intercept gives the sides of a connection.
-var icp = interceptapi.Get[*intercept.Request]()
 
 // lentResult is a result in memory that receiving middleware lent (its
 // Result.Release): written to the client, it gives that memory back. A

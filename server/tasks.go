@@ -13,6 +13,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/internal/serverapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
@@ -593,8 +594,8 @@ func (s *Server) taskOwner(ctx context.Context, r *Request) string {
 	if f := s.taskMgr().opts.Owner; f != nil {
 		return f(ctx, r)
 	}
-	if id, ok := serverapi.CallerOf(ctx); ok {
-		return callerOwnerPrefix + id
+	if c, ok := intercept.CallerFrom(ctx); ok {
+		return callerOwnerPrefix + c.ID
 	}
 	if r.Session != nil {
 		return r.Session.owner

@@ -11,8 +11,8 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/ferrymcp/ferry/auth/resourceserver"
 	"github.com/ferrymcp/ferry/client"
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
@@ -145,13 +145,14 @@ func statelessTaskMessage(t *testing.T, method, params string) *jsonrpc.Message 
 
 // TestTasksBoundToCaller: "When an authorization context is provided,
 // receivers MUST bind tasks to said context": the task of a caller that
-// auth/resourceserver authenticated is reached by that caller only (on
-// b211c63 anyone with its id reached it: Owner had to be set by hand).
+// the authentication in front of the server named is reached by that
+// caller only (on b211c63 anyone with its id reached it: Owner had to
+// be set by hand).
 func TestTasksBoundToCaller(t *testing.T) {
 	s := taskToolServer(nil)
 	defer s.Close()
-	ann := resourceserver.WithCaller(context.Background(), &resourceserver.Caller{Issuer: "https://as", Subject: "ann"})
-	bob := resourceserver.WithCaller(context.Background(), &resourceserver.Caller{Issuer: "https://as", Subject: "bob"})
+	ann := intercept.WithCaller(context.Background(), &intercept.Caller{ID: "ann", Issuer: "https://as", Subject: "ann"})
+	bob := intercept.WithCaller(context.Background(), &intercept.Caller{ID: "bob", Issuer: "https://as", Subject: "bob"})
 	res, err := srv.HandleMessage(s, ann, statelessTaskMessage(t, "tools/call", `"name":"quick",`), nil, nopPeer{})
 	if err != nil {
 		t.Fatal(err)
@@ -174,9 +175,9 @@ func TestTasksBoundToCaller(t *testing.T) {
 }
 
 // callerCtx is the context of a request of the caller that
-// auth/resourceserver authenticated as name.
+// an authentication in front of the server named name.
 func callerCtx(name string) context.Context {
-	return resourceserver.WithCaller(context.Background(), &resourceserver.Caller{Issuer: "https://as", Subject: name})
+	return intercept.WithCaller(context.Background(), &intercept.Caller{ID: name, Issuer: "https://as", Subject: name})
 }
 
 // startStatelessTask calls tool as a stateless task and returns its id.

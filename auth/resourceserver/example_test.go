@@ -19,6 +19,7 @@ import (
 	"github.com/ferrymcp/ferry/auth"
 	"github.com/ferrymcp/ferry/auth/resourceserver"
 	"github.com/ferrymcp/ferry/client"
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/transport/streamable"
@@ -35,7 +36,7 @@ func Example() {
 
 	s := server.New(protocol.Implementation{Name: "files", Version: "1"}, nil)
 	server.AddTool(s, &protocol.Tool{Name: "whoami"}, func(ctx context.Context, req *server.Request, in struct{}) (string, error) {
-		caller, _ := resourceserver.CallerFrom(ctx)
+		caller, _ := intercept.CallerFrom(ctx)
 		return caller.Subject + " " + strings.Join(caller.Scopes, " "), nil
 	})
 	mux := http.NewServeMux()

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json"
+
+	"github.com/ferrymcp/ferry/intercept"
 )
 
 // Introspection verifies tokens by asking the authorization server
@@ -65,7 +67,7 @@ type Introspection struct {
 }
 
 type cached struct {
-	caller *Caller
+	caller *intercept.Caller
 	err    error
 	until  time.Time
 }
@@ -82,7 +84,7 @@ const (
 
 // Verify asks the authorization server about token, unless its answer
 // for the token and audience is known.
-func (v *Introspection) Verify(ctx context.Context, token, audience string) (*Caller, error) {
+func (v *Introspection) Verify(ctx context.Context, token, audience string) (*intercept.Caller, error) {
 	if v.Audience != "" {
 		audience = v.Audience
 	}
@@ -151,7 +153,7 @@ func (v *Introspection) unavailable() error {
 
 // record keeps the answer about the token of key: an answer, or a
 // refusal, for a while; a failure of the endpoint holds requests back.
-func (v *Introspection) record(ctx context.Context, key [32]byte, caller *Caller, err error) {
+func (v *Introspection) record(ctx context.Context, key [32]byte, caller *intercept.Caller, err error) {
 	now := time.Now()
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -204,7 +206,7 @@ func (v *Introspection) client() *http.Client {
 	return &http.Client{Timeout: 10 * time.Second}
 }
 
-func (v *Introspection) introspect(ctx context.Context, token, audience string) (*Caller, error) {
+func (v *Introspection) introspect(ctx context.Context, token, audience string) (*intercept.Caller, error) {
 	endpoint, err := v.endpointURL(ctx)
 	if err != nil {
 		return nil, err
@@ -259,7 +261,8 @@ func (v *Introspection) introspect(ctx context.Context, token, audience string) 
 	if len(auds) > 0 && !contains(auds, audience) {
 		return nil, invalid("the token was issued for another resource", nil)
 	}
-	c := &Caller{Subject: str("sub"), ClientID: str("client_id"), Issuer: str("iss"), Scopes: strings.Fields(str("scope")), Claims: ans}
+	c := &intercept.Caller{Subject: str("sub"), ClientID: str("client_id"), Issuer: str("iss"), Scopes: strings.Fields(str("scope")), Claims: ans}
+	c.ID, c.Roles = callerID(c), stringsOf(ans["roles"])
 	if exp, ok := ans["exp"].(float64); ok {
 		c.Expiry = time.Unix(int64(exp), 0)
 		if time.Now().After(c.Expiry) {

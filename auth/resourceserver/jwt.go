@@ -16,6 +16,7 @@ import (
 	"github.com/go-json-experiment/json"
 
 	"github.com/ferrymcp/ferry/auth/metadata"
+	"github.com/ferrymcp/ferry/intercept"
 )
 
 // JWT verifies JWT access tokens (RFC 9068) with the keys the
@@ -67,7 +68,7 @@ type JWT struct {
 	// sends the same token for an hour, and checking its signature costs
 	// far more than the rest of a request.
 	cmu      sync.RWMutex
-	verified map[[32]byte]*Caller
+	verified map[[32]byte]*intercept.Caller
 }
 
 // maxVerified bounds the verified tokens kept; beyond, the cache starts
@@ -88,7 +89,7 @@ type accessClaims struct {
 }
 
 // Verify checks a JWT access token for the resource audience.
-func (v *JWT) Verify(ctx context.Context, token, audience string) (*Caller, error) {
+func (v *JWT) Verify(ctx context.Context, token, audience string) (*intercept.Caller, error) {
 	if v.Audience != "" {
 		audience = v.Audience
 	}
@@ -105,7 +106,7 @@ func (v *JWT) Verify(ctx context.Context, token, audience string) (*Caller, erro
 	}
 	v.cmu.Lock()
 	if v.verified == nil || len(v.verified) >= maxVerified {
-		v.verified = map[[32]byte]*Caller{}
+		v.verified = map[[32]byte]*intercept.Caller{}
 	}
 	v.verified[key] = c
 	v.cmu.Unlock()
@@ -119,7 +120,7 @@ func (v *JWT) leeway() time.Duration {
 	return v.Leeway
 }
 
-func (v *JWT) verify(ctx context.Context, token, audience string) (*Caller, error) {
+func (v *JWT) verify(ctx context.Context, token, audience string) (*intercept.Caller, error) {
 	algs := defaultAlgorithms
 	if len(v.Algorithms) > 0 {
 		algs = make([]jose.SignatureAlgorithm, len(v.Algorithms))
@@ -165,18 +166,15 @@ func (v *JWT) verify(ctx context.Context, token, audience string) (*Caller, erro
 		// accepting it would undo its binding.
 		return nil, invalid("the token is bound to a key and cannot be used as a bearer token here", nil)
 	}
-	c := &Caller{Subject: std.Subject, ClientID: firstOf(extra.ClientID, extra.AZP), Issuer: std.Issuer, Claims: all,
+	c := &intercept.Caller{Subject: std.Subject, ClientID: firstOf(extra.ClientID, extra.AZP), Issuer: std.Issuer, Claims: all,
 		Scopes: strings.Fields(extra.Scope), Expiry: std.Expiry.Time()}
 	switch s := extra.SCP.(type) {
 	case string:
 		c.Scopes = union(c.Scopes, strings.Fields(s))
 	case []any:
-		for _, x := range s {
-			if x, ok := x.(string); ok {
-				c.Scopes = union(c.Scopes, []string{x})
-			}
-		}
+		c.Scopes = union(c.Scopes, stringsOf(s))
 	}
+	c.ID, c.Roles = callerID(c), stringsOf(all["roles"])
 	return c, nil
 }
 

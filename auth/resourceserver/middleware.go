@@ -16,9 +16,9 @@ import (
 // ToolScopesMiddleware returns receiving middleware for the server behind
 // Protect (server.Options.Receiving) that holds ToolScopes for every call,
 // on the tool the server runs (intercept.Request.Name) and the scopes of
-// the caller Protect verified (CallerFrom). It is what holds them for
-// calls Protect never sees one by one: the messages of a WebSocket
-// connection, which crosses it once, as the upgrade.
+// the caller Protect verified (intercept.CallerFrom). It is what holds
+// them for calls Protect never sees one by one: the messages of a
+// WebSocket connection, which crosses it once, as the upgrade.
 //
 // A call of a tool whose scopes the caller lacks is refused with a
 // JSON-RPC error whose data is {"error": "insufficient_scope", "scope":
@@ -62,7 +62,7 @@ func (c *Config) checkToolScopes(ctx context.Context, req *intercept.Request) er
 		return nil
 	}
 	var granted []string
-	if caller, ok := CallerFrom(ctx); ok {
+	if caller, ok := intercept.CallerFrom(ctx); ok {
 		granted = caller.Scopes
 	}
 	if len(c.missing(granted, need)) == 0 {

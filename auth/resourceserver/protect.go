@@ -2,6 +2,7 @@ package resourceserver
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ferrymcp/ferry/auth/metadata"
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 )
@@ -47,7 +49,7 @@ func (c *Config) serve(w http.ResponseWriter, r *http.Request, h http.Handler) {
 		c.challenge(w, http.StatusUnauthorized, "", "", c.Scopes)
 		return
 	}
-	caller, err := c.Verifier.Verify(r.Context(), token, c.Resource)
+	caller, err := c.verify(r.Context(), token)
 	switch {
 	case errors.Is(err, ErrInvalidToken):
 		c.log().Info("resourceserver: token refused", "error", err, "remote", r.RemoteAddr)
@@ -88,13 +90,31 @@ func (c *Config) serve(w http.ResponseWriter, r *http.Request, h http.Handler) {
 		return
 	}
 	// Never pass the client's token on: the handler does not see it.
-	r = r.Clone(WithCaller(r.Context(), caller))
+	r = r.Clone(intercept.WithCaller(r.Context(), caller))
 	r.Header.Del("Authorization")
 	r.Header.Del("DPoP")
 	h.ServeHTTP(c.sessions.watch(w, r, caller), r)
 	if sid := r.Header.Get("Mcp-Session-Id"); sid != "" && r.Method == http.MethodDelete {
 		c.sessions.forget(sid)
 	}
+}
+
+// verify has the Verifier check token, and names the caller by its
+// issuer and subject when the Verifier did not (in a copy: a Verifier
+// may share one Caller among the requests of a token).
+func (c *Config) verify(ctx context.Context, token string) (*intercept.Caller, error) {
+	caller, err := c.Verifier.Verify(ctx, token, c.Resource)
+	switch {
+	case err != nil:
+		return nil, err
+	case caller == nil:
+		return nil, errors.New("resourceserver: the Verifier returned neither a caller nor an error")
+	case caller.ID == "":
+		named := *caller
+		named.ID = callerID(caller)
+		return &named, nil
+	}
+	return caller, nil
 }
 
 // bearer returns the bearer token of the Authorization header: empty
@@ -377,27 +397,40 @@ type sessionOwners struct {
 	owners map[string]string // session id -> owner key
 }
 
-// owner identifies a caller for sessions (and for the server's tasks and
-// bounds): the issuer and the subject, or, for a token that names no
+// callerID identifies a caller for sessions (and for the server's tasks
+// and bounds), when its Verifier named it not: the issuer and the subject, or, for a token that names no
 // subject (a client acting on its own behalf), the client, so that such
 // callers are not all one. The client is not part of a subject's key: a
 // user's session outlives the client registering anew (as the
 // TypeScript SDK does for a step-up). Quoting keeps the parts apart.
-func owner(c *Caller) string {
+func callerID(c *intercept.Caller) string {
 	if c.Subject == "" {
 		return strconv.Quote(c.Issuer) + " client " + strconv.Quote(c.ClientID)
 	}
 	return strconv.Quote(c.Issuer) + " subject " + strconv.Quote(c.Subject)
 }
 
-func (s *sessionOwners) allowed(sid string, c *Caller) bool {
+// stringsOf returns the strings of a claim that is a JSON array (a
+// token's roles, RFC 9068 §2.2.3.1), nil for any other claim.
+func stringsOf(claim any) []string {
+	a, _ := claim.([]any)
+	var out []string
+	for _, x := range a {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (s *sessionOwners) allowed(sid string, c *intercept.Caller) bool {
 	if sid == "" {
 		return true
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	o, ok := s.owners[sid]
-	return !ok || o == owner(c)
+	return !ok || o == c.ID
 }
 
 func (s *sessionOwners) forget(sid string) {
@@ -407,11 +440,11 @@ func (s *sessionOwners) forget(sid string) {
 }
 
 // watch returns w noting the session its answer opens, if any.
-func (s *sessionOwners) watch(w http.ResponseWriter, r *http.Request, c *Caller) http.ResponseWriter {
+func (s *sessionOwners) watch(w http.ResponseWriter, r *http.Request, c *intercept.Caller) http.ResponseWriter {
 	if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" {
 		return w
 	}
-	return &sessionRecorder{ResponseWriter: w, s: s, key: owner(c)}
+	return &sessionRecorder{ResponseWriter: w, s: s, key: c.ID}
 }
 
 type sessionRecorder struct {

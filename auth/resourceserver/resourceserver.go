@@ -18,7 +18,7 @@
 //     Config.ToolScopesMiddleware holds them for the calls that do not
 //     come one by one over HTTP, the messages of a WebSocket connection);
 //   - binds a legacy session to the caller who opened it;
-//   - gives the handler who is calling (CallerFrom), and never the token
+//   - gives the handler who is calling (intercept.CallerFrom), and never the token
 //     itself: the Authorization header is removed before the handler runs,
 //     since a server must not pass a client's token on to another service.
 //
@@ -35,7 +35,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/go-json-experiment/json"
 
@@ -100,41 +99,9 @@ var ErrInvalidToken = errors.New("invalid token")
 // A Verifier checks an access token presented to the resource whose
 // identifier is audience, and says who presented it.
 type Verifier interface {
-	Verify(ctx context.Context, token, audience string) (*Caller, error)
-}
-
-// Caller is who a request comes from, as its token says. Callers are
-// shared by the requests of one token: read them, do not change them.
-type Caller struct {
-	// Subject identifies the user (or the client, for a client acting on
-	// its own behalf).
-	Subject string
-	// ClientID is the OAuth client the token was issued to.
-	ClientID string
-	// Scopes were granted to the token.
-	Scopes []string
-	// Issuer issued the token; Expiry is when it expires.
-	Issuer string
-	Expiry time.Time
-	// Claims are the token's claims (JWT) or the introspection answer.
-	Claims map[string]any
-}
-
-type callerKey struct{}
-
-// CallerFrom returns the caller of the request whose context ctx is (or
-// derives from), set by Config.Protect.
-func CallerFrom(ctx context.Context) (*Caller, bool) {
-	c, ok := ctx.Value(callerKey{}).(*Caller)
-	return c, ok
-}
-
-// WithCaller returns a context that carries c, for tests of handlers. The
-// MCP server finds the caller there too: it binds tasks to it, and counts
-// the caller as one client in the bounds its clients share.
-func WithCaller(ctx context.Context, c *Caller) context.Context {
-	ctx = intercept.WithCaller(ctx, owner(c))
-	return context.WithValue(ctx, callerKey{}, c)
+	// Verify returns the caller; its ID may be left empty, for Protect
+	// to name the caller by its issuer and subject (or client).
+	Verify(ctx context.Context, token, audience string) (*intercept.Caller, error)
 }
 
 func (c *Config) init() error {

@@ -18,6 +18,7 @@ import (
 	"github.com/go-json-experiment/json"
 
 	"github.com/ferrymcp/ferry/auth/metadata"
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/transport/streamablehandler"
@@ -85,7 +86,7 @@ func newProtected(t *testing.T, is *issuer) *protected {
 func newProtectedBy(t *testing.T, issuer string, v Verifier) *protected {
 	s := server.New(protocol.Implementation{Name: "files", Version: "1"}, nil)
 	whoami := func(ctx context.Context, req *server.Request, in struct{}) (string, error) {
-		c, ok := CallerFrom(ctx)
+		c, ok := intercept.CallerFrom(ctx)
 		if !ok {
 			return "nobody", nil
 		}
@@ -93,6 +94,12 @@ func newProtectedBy(t *testing.T, issuer string, v Verifier) *protected {
 	}
 	server.AddTool(s, &protocol.Tool{Name: "read"}, whoami)
 	server.AddTool(s, &protocol.Tool{Name: "write"}, whoami)
+	return protect(t, issuer, v, s)
+}
+
+// protect serves s behind a resource server whose tokens issuer issues
+// and v verifies.
+func protect(t *testing.T, issuer string, v Verifier, s *server.Server) *protected {
 	h := streamablehandler.New(s, nil)
 	t.Cleanup(func() { h.Close() })
 	mux := http.NewServeMux()

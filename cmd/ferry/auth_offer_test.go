@@ -10,12 +10,13 @@ import (
 
 	"github.com/ferrymcp/ferry/auth/resourceserver"
 	"github.com/ferrymcp/ferry/gateway"
+	"github.com/ferrymcp/ferry/intercept"
 )
 
 // refuseTokens is a resource server's verifier that accepts no token.
 type refuseTokens struct{}
 
-func (refuseTokens) Verify(context.Context, string, string) (*resourceserver.Caller, error) {
+func (refuseTokens) Verify(context.Context, string, string) (*intercept.Caller, error) {
 	return nil, resourceserver.ErrInvalidToken
 }
 

@@ -3,27 +3,12 @@ package serverapi
 import (
 	"context"
 	"net/netip"
-)
 
-// callerKey is the context key of a request's authenticated caller.
-type callerKey struct{}
+	"github.com/ferrymcp/ferry/intercept"
+)
 
 // remoteAddrKey is the context key of an Origin's RemoteAddr.
 type remoteAddrKey struct{}
-
-// WithCaller returns ctx carrying id, the stable name of the caller that
-// ferry's authorization middleware authenticated (its token's issuer and
-// subject): the server binds tasks to it, and the bounds a server shares
-// among its clients count it as one client.
-func WithCaller(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, callerKey{}, id)
-}
-
-// CallerOf returns the caller WithCaller put in ctx.
-func CallerOf(ctx context.Context) (string, bool) {
-	id, ok := ctx.Value(callerKey{}).(string)
-	return id, ok
-}
 
 // RemoteAddrOf returns the RemoteAddr of the Origin ctx holds.
 func RemoteAddrOf(ctx context.Context) string {
@@ -39,8 +24,8 @@ func RemoteAddrOf(ctx context.Context) string {
 // neither is known (a stream: stdio, in-memory). Clients behind one proxy
 // share its address, and so its key.
 func ClientKey(ctx context.Context, remoteAddr string) string {
-	if id, ok := CallerOf(ctx); ok {
-		return "caller:" + id
+	if c, ok := intercept.CallerFrom(ctx); ok {
+		return "caller:" + c.ID
 	}
 	if remoteAddr == "" {
 		return ""

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/ferrymcp/ferry/auth/resourceserver"
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
@@ -20,7 +20,7 @@ func handshake(t *testing.T, h http.Handler, addr, caller string) string {
 		r, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", bytes.NewReader([]byte(body)))
 		r.RemoteAddr = addr
 		if caller != "" {
-			r = r.WithContext(resourceserver.WithCaller(context.Background(), &resourceserver.Caller{Issuer: "https://as", Subject: caller}))
+			r = r.WithContext(intercept.WithCaller(context.Background(), &intercept.Caller{ID: caller, Issuer: "https://as", Subject: caller}))
 		}
 		r.Header.Set("Content-Type", "application/json")
 		r.Header.Set("Accept", "application/json, text/event-stream")
