@@ -90,15 +90,15 @@ type Options struct {
 	ShutdownTimeout time.Duration
 }
 
-// Defaults of [Options].
+// Defaults of [Options], as its fields document them.
 const (
-	DefaultReadHeaderTimeout = 10 * time.Second
-	DefaultReadTimeout       = 60 * time.Second
-	DefaultWriteTimeout      = 60 * time.Second
-	DefaultIdleTimeout       = 60 * time.Second
-	DefaultMaxHeaderBytes    = 64 << 10
-	DefaultMaxConns          = 1024
-	DefaultShutdownTimeout   = 5 * time.Second
+	defaultReadHeaderTimeout = 10 * time.Second
+	defaultReadTimeout       = 60 * time.Second
+	defaultWriteTimeout      = 60 * time.Second
+	defaultIdleTimeout       = 60 * time.Second
+	defaultMaxHeaderBytes    = 64 << 10
+	defaultMaxConns          = 1024
+	defaultShutdownTimeout   = 5 * time.Second
 )
 
 func (o *Options) withDefaults() Options {
@@ -114,16 +114,16 @@ func (o *Options) withDefaults() Options {
 			*d = def
 		}
 	}
-	dur(&out.ReadHeaderTimeout, DefaultReadHeaderTimeout)
-	dur(&out.ReadTimeout, DefaultReadTimeout)
-	dur(&out.WriteTimeout, DefaultWriteTimeout)
-	dur(&out.IdleTimeout, DefaultIdleTimeout)
-	dur(&out.ShutdownTimeout, DefaultShutdownTimeout)
+	dur(&out.ReadHeaderTimeout, defaultReadHeaderTimeout)
+	dur(&out.ReadTimeout, defaultReadTimeout)
+	dur(&out.WriteTimeout, defaultWriteTimeout)
+	dur(&out.IdleTimeout, defaultIdleTimeout)
+	dur(&out.ShutdownTimeout, defaultShutdownTimeout)
 	if out.MaxHeaderBytes <= 0 {
-		out.MaxHeaderBytes = DefaultMaxHeaderBytes
+		out.MaxHeaderBytes = defaultMaxHeaderBytes
 	}
 	if out.MaxConns <= 0 {
-		out.MaxConns = DefaultMaxConns
+		out.MaxConns = defaultMaxConns
 	}
 	if out.MaxConnsPerAddr <= 0 {
 		out.MaxConnsPerAddr = max(out.MaxConns/2, 1)

@@ -68,7 +68,7 @@ func TestSlowClients(t *testing.T) {
 		}{
 			{"headers that never end", func(c net.Conn) {
 				io.WriteString(c, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
-			}, httpserver.DefaultReadHeaderTimeout},
+			}, 10 * time.Second}, // ReadHeaderTimeout's default
 			{"a body at a byte a second", func(c net.Conn) {
 				fmt.Fprintf(c, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n", 100000)
 				go func() {
@@ -82,7 +82,7 @@ func TestSlowClients(t *testing.T) {
 			}, 30 * time.Second}, // the handler's ReadTimeout
 			{"an idle kept-alive connection", func(c net.Conn) {
 				fmt.Fprintf(c, "GET /nothing HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-			}, httpserver.DefaultIdleTimeout},
+			}, 60 * time.Second}, // IdleTimeout's default
 		}
 		for _, tt := range tests {
 			c := l.Dial()
