@@ -29,7 +29,7 @@ var reviewedState = map[string]string{
 	"internal/jsonrpc2.sniff":            "table: MCP's member names",
 	"internal/jsonrpc2.interned":         "table: MCP's method names",
 	"internal/jsonrpc2.mcpMethods":       "table",
-	"transport/sse.bom":                  "table",
+	"internal/ssewire.bom":               "table",
 	"transport/stdio.newline":            "table",
 	"transport/httperr.entities":         "a strings.Replacer, safe for concurrent use",
 	"jsonschema.pow10":                   "table",

@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/ferrymcp/ferry/internal/redirect"
+	"github.com/ferrymcp/ferry/internal/ssewire"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/transport/httperr"
 )
@@ -35,8 +36,9 @@ type Transport struct {
 	Client *http.Client
 	// Header is sent with every request (e.g. Authorization).
 	Header http.Header
-	// MaxEventBytes bounds one event of the stream (default
-	// [DefaultMaxEventBytes]); a larger one ends the stream.
+	// MaxEventBytes bounds one event of the stream (default 16 MiB and
+	// 64 KiB: room for a message of [jsonrpc.DefaultMaxSize] and its
+	// fields); a larger one ends the stream.
 	MaxEventBytes int
 	// Logger receives diagnostics. Nil discards them.
 	Logger *slog.Logger
@@ -47,26 +49,11 @@ type Transport struct {
 // server does not speak this transport.
 var ErrNoEndpoint = errors.New("sse: the server sent no endpoint event")
 
-// StatusError is an HTTP request of the transport that the server
-// refused: the one error type of ferry's HTTP client transports for a
-// refusal by HTTP status, with the status code, the start of the body and
-// the WWW-Authenticate header.
-type StatusError = httperr.StatusError
-
-// Dial opens an HTTP with SSE session at url: [Transport.Open] with
-// those settings. A Streamable HTTP client falls back to it as the
-// specification describes: when its POST "fails with HTTP status code 400
-// Bad Request, 404 Not Found, or 405 Method Not Allowed ... Issue a GET
-// request to the server URL, expecting that this will open an SSE stream
-// and return an endpoint event as the first event". Without one, Dial
-// returns an error wrapping [ErrNoEndpoint] or a *[StatusError].
-func Dial(ctx context.Context, url string, client *http.Client, header http.Header) (jsonrpc.Stream, error) {
-	t := &Transport{URL: url, Client: client, Header: header}
-	return t.Open(ctx)
-}
-
 // Open connects: it GETs the SSE endpoint and waits, within ctx, for the
-// endpoint event. The session is not tied to ctx; closing the returned
+// endpoint event. A server that does not speak this transport fails it
+// with an error wrapping [ErrNoEndpoint] or a *[httperr.StatusError]
+// (with the status code, the start of the body and the WWW-Authenticate
+// header). The session is not tied to ctx; closing the returned
 // stream ends it.
 func (t *Transport) Open(ctx context.Context) (jsonrpc.Stream, error) {
 	base, err := url.Parse(t.URL)
@@ -117,7 +104,7 @@ func (t *Transport) Open(ctx context.Context) (jsonrpc.Stream, error) {
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
 		return fail(fmt.Errorf("%w: GET %s answered %q, not an event stream", ErrNoEndpoint, t.URL, resp.Header.Get("Content-Type")))
 	}
-	s.events = NewReader(resp.Body, t.MaxEventBytes)
+	s.events = ssewire.NewReader(resp.Body, t.MaxEventBytes)
 	endpoint, err := s.readEndpoint(resp.Request.URL)
 	if err != nil {
 		return fail(err)
@@ -173,7 +160,7 @@ func clients(c *http.Client, log *slog.Logger) (post, get *http.Client) {
 func statusError(resp *http.Response) error {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
-	return &StatusError{
+	return &httperr.StatusError{
 		Method:          resp.Request.Method,
 		URL:             resp.Request.URL.String(),
 		StatusCode:      resp.StatusCode,
@@ -193,7 +180,7 @@ type clientStream struct {
 	life   context.Context // cancelled by Close
 	cancel context.CancelFunc
 	body   io.ReadCloser
-	events *Reader // read only by Read (and Open before it)
+	events *ssewire.Reader // read only by Read (and Open before it)
 
 	closeOnce sync.Once
 	done      chan struct{}
@@ -219,7 +206,7 @@ func (s *clientStream) Read() (*jsonrpc.Message, error) {
 				return nil, errClosed
 			default:
 			}
-			if errors.Is(err, ErrEventTooLarge) {
+			if errors.Is(err, ssewire.ErrEventTooLarge) {
 				// A message was lost: a call would wait for it forever.
 				return nil, err
 			}

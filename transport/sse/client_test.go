@@ -15,6 +15,7 @@ import (
 	"github.com/ferrymcp/ferry/internal/leakcheck"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/transport/httperr"
 	"github.com/ferrymcp/ferry/transport/sse"
 )
 
@@ -101,7 +102,7 @@ func TestOpen(t *testing.T) {
 			}},
 		{name: "not found", fake: &fakeServer{status: 404, ctype: "text/plain", start: "no SSE here"}, url: "/sse",
 			check: func(t *testing.T, err error) {
-				var se *sse.StatusError
+				var se *httperr.StatusError
 				if !errors.As(err, &se) || se.StatusCode != 404 || se.Body != "no SSE here" {
 					t.Errorf("error %v", err)
 				}
@@ -170,7 +171,7 @@ func TestOpenTimeout(t *testing.T) {
 	defer ts.Close()
 	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
 	defer cancel()
-	_, err := sse.Dial(ctx, ts.URL+"/sse", ts.Client(), nil)
+	_, err := (&sse.Transport{URL: ts.URL + "/sse", Client: ts.Client()}).Open(ctx)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("error %v, want a deadline", err)
 	}
@@ -180,12 +181,12 @@ func TestWriteErrors(t *testing.T) {
 	leakcheck.Check(t)
 	ts := httptest.NewServer(&fakeServer{start: "event: endpoint\ndata: /message?fail=1\n\n"})
 	defer ts.Close()
-	stream, err := sse.Dial(t.Context(), ts.URL+"/sse", ts.Client(), nil)
+	stream, err := (&sse.Transport{URL: ts.URL + "/sse", Client: ts.Client()}).Open(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
 	err = stream.Write(t.Context(), &jsonrpc.Message{Method: "x"})
-	var se *sse.StatusError
+	var se *httperr.StatusError
 	if !errors.As(err, &se) || se.StatusCode != 500 || se.Method != "POST" || !strings.Contains(err.Error(), "no such thing") {
 		t.Errorf("error %v", err)
 	}
@@ -208,12 +209,12 @@ func TestRedirects(t *testing.T) {
 	mux.Handle("/", &fakeServer{start: "event: endpoint\ndata: message\n\n"})
 	ts := httptest.NewServer(mux)
 	defer ts.Close()
-	stream, err := sse.Dial(t.Context(), ts.URL+"/old", ts.Client(), nil)
+	stream, err := (&sse.Transport{URL: ts.URL + "/old", Client: ts.Client()}).Open(t.Context())
 	if err != nil {
 		t.Fatalf("same-origin redirect: %v", err)
 	}
 	stream.Close()
-	if _, err := sse.Dial(t.Context(), ts.URL+"/away", ts.Client(), nil); err == nil || !strings.Contains(err.Error(), "another origin") {
+	if _, err := (&sse.Transport{URL: ts.URL + "/away", Client: ts.Client()}).Open(t.Context()); err == nil || !strings.Contains(err.Error(), "another origin") {
 		t.Errorf("cross-origin redirect: %v", err)
 	}
 }

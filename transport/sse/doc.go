@@ -1,15 +1,13 @@
-// Package sse implements the HTTP with SSE transport of MCP revision
-// 2024-11-05, its client ([Transport]), and the server-sent events wire
-// format that both HTTP transports use ([Event], [AppendEvent],
-// [AppendComment], [Reader]). Its server is package transport/ssehandler,
-// apart so that a client links no server.
+// Package sse implements the client ([Transport]) of the HTTP with SSE
+// transport of MCP revision 2024-11-05. Its server is package
+// transport/ssehandler, apart so that a client links no server.
 //
 // The transport is deprecated since revision 2025-03-26 in favour of
 // Streamable HTTP, but older clients and servers still speak it: "Servers
 // wanting to support older clients should: Continue to host both the SSE
 // and POST endpoints of the old transport, alongside the new 'MCP
 // endpoint'", and a client falls back to it when a POST to the server's
-// URL fails (see [Dial]).
+// URL fails (the Streamable HTTP client does so with a [Transport]).
 //
 // How it works (2024-11-05, "HTTP with SSE"):
 //

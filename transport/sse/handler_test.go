@@ -11,14 +11,14 @@ import (
 	"time"
 
 	"github.com/ferrymcp/ferry/internal/leakcheck"
+	"github.com/ferrymcp/ferry/internal/ssewire"
 	"github.com/ferrymcp/ferry/protocol"
-	"github.com/ferrymcp/ferry/transport/sse"
 	"github.com/ferrymcp/ferry/transport/ssehandler"
 )
 
 // rawSession opens an event stream by hand and returns its reader and the
 // endpoint URI of its endpoint event. Cancelling ctx drops it.
-func rawSession(t *testing.T, ctx context.Context, ts *httptest.Server, path string) (*sse.Reader, string, func()) {
+func rawSession(t *testing.T, ctx context.Context, ts *httptest.Server, path string) (*ssewire.Reader, string, func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(ctx)
 	req, _ := http.NewRequestWithContext(ctx, "GET", ts.URL+path, nil)
@@ -32,7 +32,7 @@ func rawSession(t *testing.T, ctx context.Context, ts *httptest.Server, path str
 		cancel()
 		t.Fatalf("GET %s: %s %s", path, resp.Status, resp.Header.Get("Content-Type"))
 	}
-	r := sse.NewReader(resp.Body, 0)
+	r := ssewire.NewReader(resp.Body, 0)
 	e, err := r.Next()
 	if err != nil || e.Name != "endpoint" {
 		cancel()

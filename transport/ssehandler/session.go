@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/ferrymcp/ferry/internal/serverapi"
+	"github.com/ferrymcp/ferry/internal/ssewire"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/server"
-	"github.com/ferrymcp/ferry/transport/sse"
 )
 
 // session is one client connection: the event stream of a GET and the
@@ -123,7 +123,7 @@ func messageEvent(m *jsonrpc.Message) ([]byte, error) {
 	if data := b[len(prefix):]; bytes.ContainsAny(data, "\r\n") {
 		// Raw members with line breaks between their tokens: one data
 		// line each.
-		return sse.AppendEvent(nil, sse.Event{Name: "message", Data: data}), nil
+		return ssewire.AppendEvent(nil, ssewire.Event{Name: "message", Data: data}), nil
 	}
 	return append(b, '\n', '\n'), nil
 }
@@ -168,7 +168,7 @@ func (h *Handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 
 	// "When a client connects, the server MUST send an endpoint event
 	// containing a URI for the client to use for sending messages."
-	buf := sse.AppendEvent(nil, sse.Event{Name: "endpoint", Data: []byte(h.endpointURI(r, s.id))})
+	buf := ssewire.AppendEvent(nil, ssewire.Event{Name: "endpoint", Data: []byte(h.endpointURI(r, s.id))})
 	if !s.send(w, rc, buf) {
 		return
 	}
@@ -186,7 +186,7 @@ func (h *Handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		case <-keepAlive:
-			if !s.send(w, rc, sse.AppendComment(buf[:0], "")) {
+			if !s.send(w, rc, ssewire.AppendComment(buf[:0], "")) {
 				return
 			}
 		case <-s.done:

@@ -24,6 +24,7 @@ import (
 	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/internal/mcpheader"
 	"github.com/ferrymcp/ferry/internal/redirect"
+	"github.com/ferrymcp/ferry/internal/ssewire"
 	"github.com/ferrymcp/ferry/internal/streamwire"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
@@ -750,7 +751,7 @@ func (cs *clientStream) readStream(ctx context.Context, id jsonrpc.ID, method st
 // whether the response to id arrived, the last event id and retry delay
 // seen; cs.delivered counts the messages delivered.
 func (cs *clientStream) readEvents(ctx context.Context, id jsonrpc.ID, method string, body io.Reader) (answered bool, lastID string, retry time.Duration, err error) {
-	rd := sse.NewReader(body, cs.max)
+	rd := ssewire.NewReader(body, cs.max)
 	for {
 		ev, err := rd.Next()
 		// Id-only events (the priming event of a resumable stream) are

@@ -19,11 +19,11 @@ import (
 	"github.com/ferrymcp/ferry/internal/httpdeadline"
 	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/internal/serverapi"
+	"github.com/ferrymcp/ferry/internal/ssewire"
 	"github.com/ferrymcp/ferry/internal/streamwire"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
-	"github.com/ferrymcp/ferry/transport/sse"
 )
 
 // session is one legacy Streamable HTTP session. It is the [jsonrpc.Stream]
@@ -629,7 +629,7 @@ func (s *session) serveStream(w http.ResponseWriter, r *http.Request, st *stream
 				// "The server SHOULD immediately send an SSE event
 				// consisting of an event ID and an empty data field in
 				// order to prime the client to reconnect."
-				buf = sse.AppendEvent(buf[:0], sse.Event{ID: eventID(st.num, 0), Retry: s.h.opts.Retry, HasRetry: true})
+				buf = ssewire.AppendEvent(buf[:0], ssewire.Event{ID: eventID(st.num, 0), Retry: s.h.opts.Retry, HasRetry: true})
 				w.Write(buf)
 			}
 			flush(w)
@@ -668,7 +668,7 @@ func (s *session) serveStream(w http.ResponseWriter, r *http.Request, st *stream
 		case <-keepAlive:
 			if started {
 				httpdeadline.Write(w, s.h.opts.WriteTimeout)
-				if _, err := w.Write(sse.AppendComment(nil, "")); err != nil {
+				if _, err := w.Write(ssewire.AppendComment(nil, "")); err != nil {
 					return
 				}
 				if flushed(w) != nil {

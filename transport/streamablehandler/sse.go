@@ -3,12 +3,12 @@ package streamablehandler
 import (
 	"net/http"
 
-	"github.com/ferrymcp/ferry/transport/sse"
+	"github.com/ferrymcp/ferry/internal/ssewire"
 )
 
 // appendEvent appends one server-sent event carrying a message.
 func appendEvent(b []byte, id string, data []byte) []byte {
-	return sse.AppendEvent(b, sse.Event{ID: id, Data: data})
+	return ssewire.AppendEvent(b, ssewire.Event{ID: id, Data: data})
 }
 
 // startSSE writes the headers of an event stream.

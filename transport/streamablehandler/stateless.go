@@ -12,10 +12,10 @@ import (
 	"github.com/ferrymcp/ferry/internal/httpdeadline"
 	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/internal/serverapi"
+	"github.com/ferrymcp/ferry/internal/ssewire"
 	"github.com/ferrymcp/ferry/internal/streamwire"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
-	"github.com/ferrymcp/ferry/transport/sse"
 )
 
 // serveStateless serves one stateless POST: the request's own response
@@ -130,7 +130,7 @@ func (rs *responder) keepAlive(every time.Duration) {
 			}
 			if !rs.over {
 				httpdeadline.Write(rs.w, rs.h.opts.WriteTimeout)
-				if _, err := rs.w.Write(sse.AppendComment(nil, "")); err != nil || flushed(rs.w) != nil {
+				if _, err := rs.w.Write(ssewire.AppendComment(nil, "")); err != nil || flushed(rs.w) != nil {
 					rs.over = true // the client went away, or stopped reading
 				}
 			}

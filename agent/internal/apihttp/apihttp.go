@@ -24,8 +24,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/ferrymcp/ferry/internal/redirect"
+	"github.com/ferrymcp/ferry/internal/ssewire"
 	"github.com/ferrymcp/ferry/transport/httperr"
-	"github.com/ferrymcp/ferry/transport/sse"
 )
 
 // DefaultMaxRetries is how often a failed request is retried when the
@@ -130,7 +130,7 @@ func (e *StatusError) Error() string {
 
 // Stream is the event stream that answered a request.
 type Stream struct {
-	*sse.Reader
+	*ssewire.Reader
 	body io.Closer
 }
 
@@ -148,7 +148,7 @@ func (c *Client) Stream(ctx context.Context, body []byte) (*Stream, error) {
 			return nil, context.Cause(ctx)
 		}
 		if err == nil && resp.StatusCode < 300 {
-			return &Stream{Reader: sse.NewReader(resp.Body, 0), body: resp.Body}, nil
+			return &Stream{Reader: ssewire.NewReader(resp.Body, 0), body: resp.Body}, nil
 		}
 		delay, retry := retryDelay(resp, err, attempt)
 		if !retry || attempt >= c.MaxRetries {
