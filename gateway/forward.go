@@ -57,6 +57,9 @@ func (f *front) serve(next intercept.Handler) intercept.Handler {
 		case skills.MethodList, skills.MethodGet, skills.MethodReadDirectory:
 			return served(f.skillsMethod(ctx, req))
 		}
+		if isTasksMethod(req.Method) {
+			return served(f.tasksMethod(ctx, req))
+		}
 		return next(ctx, ir)
 	}
 }
@@ -220,6 +223,12 @@ func (f *front) callTool(ctx context.Context, req *server.Request) (intercept.Re
 	l, err := r.up.linkFor(ctx, req)
 	if err != nil {
 		return intercept.Result{}, err
+	}
+	if ask, err := f.taskWanted(ctx, req, p.Name); ask != nil || err != nil {
+		if err != nil {
+			return intercept.Result{}, err
+		}
+		return f.startTask(ctx, req, p, r, l, ask)
 	}
 	return f.forward(ctx, req, l, kind{req.Method, r.name}, p.MRTRParams, func(ctx context.Context, c *client.Client) (intercept.Result, error) {
 		params := &protocol.CallToolParams{Name: r.name, Arguments: p.Arguments, Meta: p.Meta}

@@ -41,9 +41,11 @@ func newFront(g *Gateway, only *upstream) *front {
 			Resources:   &protocol.ResourcesCapability{ListChanged: true, Subscribe: true},
 			Completions: &protocol.CompletionsCapability{},
 			Logging:     &protocol.LoggingCapability{},
+			Tasks:       tasksCapability(),
 		},
 	})
 	declareSkills(f)
+	f.srv.DeclareExtension(protocol.ExtensionTasks, nil)
 	base := ""
 	if only != nil {
 		base = "/servers/" + only.name

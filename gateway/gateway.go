@@ -151,6 +151,9 @@ type Options struct {
 	// Replicas, when set, lets replicas of the gateway serve each other's
 	// legacy sessions: see [ReplicaOptions].
 	Replicas *ReplicaOptions
+	// Tasks configure the tasks the gateway runs for its clients
+	// (tasks.go); replicas share them through Tasks.Store.
+	Tasks TaskOptions
 }
 
 // Gateway serves MCP servers over HTTP. Create it with [New], serve its
@@ -171,6 +174,7 @@ type Gateway struct {
 	wg       sync.WaitGroup
 	closing  chan struct{}
 	share    *sharing // nil without Options.Replicas (share.go)
+	tasks    *taskManager
 
 	mu    sync.RWMutex
 	ups   map[string]*upstream
@@ -239,6 +243,7 @@ func New(servers []*config.Server, opts *Options) (*Gateway, error) {
 		g.share = newSharing(g, *o.Replicas)
 		o.Middleware = append(slices.Clip(o.Middleware), g.share.middleware)
 	}
+	g.tasks = newTaskManager(g)
 	g.agg = newFront(g, nil)
 	g.mux = g.routes()
 	if err := g.Update(servers); err != nil {

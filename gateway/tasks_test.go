@@ -1,0 +1,240 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ferrymcp/ferry/client"
+	"github.com/ferrymcp/ferry/config"
+	"github.com/ferrymcp/ferry/jsonrpc"
+	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/server"
+	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
+)
+
+// taskTools is an upstream whose tools run as tasks: "slow" sleeps for
+// its ms (or until its task is cancelled, which it reports on cancelled),
+// "must" can only run as one.
+type taskTools struct {
+	cancelled chan string // the name of each call whose work was cancelled
+}
+
+func taskUpstream(t *testing.T, name string, stateless bool) (*config.Server, *taskTools) {
+	t.Helper()
+	tt := &taskTools{cancelled: make(chan string, 8)}
+	s := server.New(protocol.Implementation{Name: name, Version: "1.0.0"}, nil)
+	slow := func(ctx context.Context, req *server.Request, in sleepIn) (string, error) {
+		select {
+		case <-time.After(time.Duration(in.Ms) * time.Millisecond):
+			return fmt.Sprintf("slept %d on %s", in.Ms, name), nil
+		case <-ctx.Done():
+			tt.cancelled <- name
+			return "", ctx.Err()
+		}
+	}
+	server.AddTool(s, &protocol.Tool{Name: "slow", Execution: &protocol.ToolExecution{TaskSupport: protocol.TaskSupportOptional}}, slow)
+	server.AddTool(s, &protocol.Tool{Name: "must", Execution: &protocol.ToolExecution{TaskSupport: protocol.TaskSupportRequired}}, slow)
+	server.AddTool(s, &protocol.Tool{Name: "fail", Execution: &protocol.ToolExecution{TaskSupport: protocol.TaskSupportOptional}},
+		func(ctx context.Context, req *server.Request, in struct{}) (string, error) {
+			return "", jsonrpc.NewError(-32000, "fail failed on purpose")
+		})
+	server.AddTool(s, &protocol.Tool{Name: "plain"},
+		func(ctx context.Context, req *server.Request, in struct{}) (string, error) { return "plain", nil })
+	h := streamablehandler.New(s, &streamablehandler.Options{DisableSessions: stateless})
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() {
+		h.Close()
+		ts.CloseClientConnections()
+		ts.Close()
+		s.Close()
+	})
+	return &config.Server{Name: name, Transport: config.HTTP, URL: ts.URL + "/mcp"}, tt
+}
+
+// connectAs opens a client to url in the given revision with a bearer
+// token.
+func connectAs(t *testing.T, url, version, token string) *client.Client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	tr := &streamable.Transport{URL: url}
+	if token != "" {
+		tr.Header = http.Header{"Authorization": {"Bearer " + token}}
+	}
+	c, err := client.Connect(ctx, tr, &client.Options{ProtocolVersion: version})
+	if err != nil {
+		t.Fatalf("connect %s (%s): %v", url, version, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// detach starts a task and returns its id.
+func detach(t *testing.T, ctx context.Context, c *client.Client, tool string, ms int) string {
+	t.Helper()
+	var id string
+	_, err := c.Call(ctx, tool, sleepIn{Ms: ms}, client.AsTask(&client.TaskOptions{Detach: true,
+		WaitOptions: client.WaitOptions{OnStatus: func(t *protocol.DetailedTask) { id = t.TaskID }}}))
+	if err != nil || id == "" {
+		t.Fatalf("%s as a task: id %q, %v", tool, id, err)
+	}
+	return id
+}
+
+// Task-augmented calls, tasks/get, tasks/result, tasks/list and
+// tasks/cancel go through the gateway in both eras, on the aggregated
+// endpoint and a server's own, to servers of both eras.
+func TestTasksThroughGateway(t *testing.T) {
+	legacyUp, _ := taskUpstream(t, "lt", false)
+	statelessUp, _ := taskUpstream(t, "st", true)
+	_, url := start(t, []*config.Server{legacyUp, statelessUp}, &Options{Tasks: TaskOptions{PollInterval: 20 * time.Millisecond}})
+	for _, era := range eras {
+		for _, up := range []string{"lt", "st"} {
+			for _, ep := range []struct{ path, tool string }{{"/mcp", up + "__"}, {"/servers/" + up + "/mcp", ""}} {
+				t.Run(era.name+" "+ep.path, func(t *testing.T) {
+					ctx := ctxT(t)
+					c := connect(t, url+ep.path, era.version, nil)
+					want := fmt.Sprintf("slept 30 on %s", up)
+					if got := text(t)(c.Call(ctx, ep.tool+"slow", sleepIn{Ms: 30}, client.AsTask(nil))); got != want {
+						t.Errorf("slow as a task: %q, want %q", got, want)
+					}
+					if got := text(t)(c.Call(ctx, ep.tool+"must", sleepIn{Ms: 1}, client.AsTask(nil))); got != fmt.Sprintf("slept 1 on %s", up) {
+						t.Errorf("must as a task: %q", got)
+					}
+					id := detach(t, ctx, c, ep.tool+"slow", 10)
+					if got := text(t)(c.WaitTask(ctx, id, nil)); got != "slept 10 on "+up {
+						t.Errorf("WaitTask: %q", got)
+					}
+					if st, err := c.GetTask(ctx, id); err != nil || st.Status != protocol.TaskCompleted {
+						t.Errorf("GetTask after the end: %+v, %v", st, err)
+					}
+					var tf *client.TaskFailedError
+					if _, err := c.Call(ctx, ep.tool+"fail", struct{}{}, client.AsTask(nil)); !errors.As(err, &tf) || !strings.Contains(err.Error(), "fail failed on purpose") {
+						t.Errorf("fail as a task: %v", err)
+					}
+					checkList(t, ctx, c, era.name, id)
+					checkCancel(t, ctx, c, ep.tool)
+				})
+			}
+		}
+	}
+}
+
+// checkList: a legacy session lists its tasks; the extension has no
+// tasks/list.
+func checkList(t *testing.T, ctx context.Context, c *client.Client, era, id string) {
+	t.Helper()
+	res, err := c.ListTasks(ctx, "")
+	if era != "legacy" {
+		if !errors.Is(err, client.ErrNoTasks) {
+			t.Errorf("ListTasks, stateless: %v", err)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tk := range res.Tasks {
+		if tk.TaskID == id {
+			return
+		}
+	}
+	t.Errorf("tasks/list lacks %s: %+v", id, res.Tasks)
+}
+
+// checkCancel: a cancelled task is cancelled, and so is its work.
+func checkCancel(t *testing.T, ctx context.Context, c *client.Client, prefix string) {
+	t.Helper()
+	id := detach(t, ctx, c, prefix+"slow", 60_000)
+	if err := c.CancelTask(ctx, id); err != nil {
+		t.Fatalf("CancelTask: %v", err)
+	}
+	st, err := c.GetTask(ctx, id)
+	if err != nil || st.Status != protocol.TaskCancelled {
+		t.Errorf("after cancel: %+v, %v", st, err)
+	}
+}
+
+// The work of a cancelled task stops upstream too, and the task's id is
+// the gateway's, not the server's.
+func TestTaskCancelStopsUpstreamWork(t *testing.T) {
+	for _, stateless := range []bool{false, true} {
+		t.Run(fmt.Sprint("stateless upstream ", stateless), func(t *testing.T) {
+			up, tt := taskUpstream(t, "u", stateless)
+			_, url := start(t, []*config.Server{up}, &Options{Tasks: TaskOptions{PollInterval: 20 * time.Millisecond}})
+			for _, era := range eras {
+				ctx := ctxT(t)
+				c := connect(t, url+"/mcp", era.version, nil)
+				id := detach(t, ctx, c, "u__slow", 60_000)
+				if err := c.CancelTask(ctx, id); err != nil {
+					t.Fatalf("%s: CancelTask: %v", era.name, err)
+				}
+				select {
+				case <-tt.cancelled:
+				case <-ctx.Done():
+					t.Fatalf("%s: the upstream work was not cancelled", era.name)
+				}
+			}
+		})
+	}
+}
+
+// A task is its caller's: another caller can neither read, cancel nor
+// list it, in either era.
+func TestTaskBoundToCaller(t *testing.T) {
+	up, _ := taskUpstream(t, "u", false)
+	_, url := start(t, []*config.Server{up}, &Options{Auth: BearerTokens([]string{"alice-token", "bob-token"})})
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			ctx := ctxT(t)
+			alice := connectAs(t, url+"/mcp", era.version, "alice-token")
+			bob := connectAs(t, url+"/mcp", era.version, "bob-token")
+			id := detach(t, ctx, alice, "u__slow", 60_000)
+			if _, err := bob.GetTask(ctx, id); err == nil || !strings.Contains(err.Error(), "Task not found") {
+				t.Errorf("bob reads alice's task: %v", err)
+			}
+			if err := bob.CancelTask(ctx, id); err == nil {
+				t.Errorf("bob cancels alice's task")
+			}
+			if era.name == "legacy" {
+				if res, err := bob.ListTasks(ctx, ""); err != nil || len(res.Tasks) != 0 {
+					t.Errorf("bob lists: %+v, %v", res, err)
+				}
+				if res, err := alice.ListTasks(ctx, ""); err != nil || len(res.Tasks) != 1 {
+					t.Errorf("alice lists: %+v, %v", res, err)
+				}
+			}
+			if st, err := alice.GetTask(ctx, id); err != nil || st.Status != protocol.TaskWorking {
+				t.Errorf("alice reads her task: %+v, %v", st, err)
+			}
+			if err := alice.CancelTask(ctx, id); err != nil {
+				t.Errorf("alice cancels her task: %v", err)
+			}
+		})
+	}
+}
+
+// A legacy session's tasks without a caller are the session's: another
+// session reaches none of them.
+func TestTaskBoundToSession(t *testing.T) {
+	up, _ := taskUpstream(t, "u", false)
+	_, url := start(t, []*config.Server{up}, nil)
+	ctx := ctxT(t)
+	a := connect(t, url+"/mcp", protocol.LatestLegacyVersion, nil)
+	b := connect(t, url+"/mcp", protocol.LatestLegacyVersion, nil)
+	id := detach(t, ctx, a, "u__slow", 60_000)
+	if _, err := b.GetTask(ctx, id); err == nil {
+		t.Errorf("another session reads the task")
+	}
+	if res, err := b.ListTasks(ctx, ""); err != nil || len(res.Tasks) != 0 {
+		t.Errorf("another session lists: %+v, %v", res, err)
+	}
+	a.CancelTask(ctx, id)
+}
