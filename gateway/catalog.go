@@ -160,6 +160,9 @@ func named[T any](f *front, ups []*upstream, lists [][]T, errs []error, nameOf f
 }
 
 func (f *front) toolCatalog(ctx context.Context, req *server.Request) *catalog[protocol.Tool] {
+	if f.vw != nil {
+		return f.viewTools(ctx, req) // views.go
+	}
 	return viewOf(f, ctx, req, &f.views.tools, func(ctx context.Context, req *server.Request, ups []*upstream) *catalog[protocol.Tool] {
 		lists, errs := gather(ctx, req, ups, (*link).tools)
 		return named(f, ups, lists, errs, func(t *protocol.Tool) string { return t.Name },
@@ -168,6 +171,9 @@ func (f *front) toolCatalog(ctx context.Context, req *server.Request) *catalog[p
 }
 
 func (f *front) promptCatalog(ctx context.Context, req *server.Request) *catalog[protocol.Prompt] {
+	if f.vw != nil {
+		return f.viewPrompts(ctx, req) // views.go
+	}
 	return viewOf(f, ctx, req, &f.views.prompts, func(ctx context.Context, req *server.Request, ups []*upstream) *catalog[protocol.Prompt] {
 		lists, errs := gather(ctx, req, ups, (*link).prompts)
 		return named(f, ups, lists, errs, func(p *protocol.Prompt) string { return p.Name },
@@ -178,6 +184,9 @@ func (f *front) promptCatalog(ctx context.Context, req *server.Request) *catalog
 // resourceCatalog lists resources under their own URIs: a URI names one
 // resource whichever server has it, and the first server listing it owns it.
 func (f *front) resourceCatalog(ctx context.Context, req *server.Request) *catalog[protocol.Resource] {
+	if f.vw != nil {
+		return f.viewResources(ctx, req) // views.go
+	}
 	return viewOf(f, ctx, req, &f.views.resources, func(ctx context.Context, req *server.Request, ups []*upstream) *catalog[protocol.Resource] {
 		lists, errs := gather(ctx, req, ups, (*link).resources)
 		c := &catalog[protocol.Resource]{owners: map[string]*upstream{}}
@@ -199,6 +208,9 @@ func (f *front) resourceCatalog(ctx context.Context, req *server.Request) *catal
 }
 
 func (f *front) templateCatalog(ctx context.Context, req *server.Request) *catalog[protocol.ResourceTemplate] {
+	if f.vw != nil {
+		return f.viewTemplates(ctx, req) // views.go
+	}
 	return viewOf(f, ctx, req, &f.views.templates, func(ctx context.Context, req *server.Request, ups []*upstream) *catalog[protocol.ResourceTemplate] {
 		lists, errs := gather(ctx, req, ups, (*link).templates)
 		c := &catalog[protocol.ResourceTemplate]{owners: map[string]*upstream{}}

@@ -216,6 +216,11 @@ func (f *front) callTool(ctx context.Context, req *server.Request) (intercept.Re
 	if err != nil {
 		return intercept.Result{}, err
 	}
+	if f.vw != nil {
+		if p.Arguments, err = f.vw.toolArguments(p.Name, p.Arguments); err != nil {
+			return intercept.Result{}, err
+		}
+	}
 	r, err := resolve(f, ctx, req, "tool", p.Name, (*front).toolCatalog)
 	if err != nil {
 		return intercept.Result{}, err
@@ -271,6 +276,12 @@ func (f *front) getPrompt(ctx context.Context, req *server.Request) (any, error)
 	var p protocol.GetPromptParams
 	if err := decode(req, &p); err != nil {
 		return nil, err
+	}
+	if f.vw != nil {
+		var err error
+		if p.Arguments, err = f.vw.promptArguments(p.Name, p.Arguments); err != nil {
+			return nil, err
+		}
 	}
 	r, err := resolve(f, ctx, req, "prompt", p.Name, (*front).promptCatalog)
 	if err != nil {

@@ -25,12 +25,19 @@ type front struct {
 
 	views views
 	subs  sessionSubs
+	vw    *viewEndpoint // a view's endpoint (views.go); nil for the others
 }
 
 func newFront(g *Gateway, only *upstream) *front {
-	f := &front{g: g, only: only}
+	return openFront(&front{g: g, only: only})
+}
+
+// openFront makes f's MCP server and its HTTP handlers: f is the
+// aggregated endpoint, one upstream's, or a view's (views.go).
+func openFront(f *front) *front {
+	g, only := f.g, f.only
 	mw := append([]intercept.Middleware{counting(&g.inflight), f.mark}, g.opts.Middleware...)
-	mw = append(mw, f.serve)
+	mw = append(mw, f.serving())
 	f.srv = server.New(g.impl, &server.Options{
 		Instructions: g.opts.Instructions,
 		Logger:       g.log,
@@ -44,11 +51,16 @@ func newFront(g *Gateway, only *upstream) *front {
 			Tasks:       tasksCapability(),
 		},
 	})
-	declareSkills(f)
+	if f.vw == nil {
+		declareSkills(f) // a view offers no skills
+	}
 	f.srv.DeclareExtension(protocol.ExtensionTasks, nil)
 	base := ""
 	if only != nil {
 		base = "/servers/" + only.name
+	}
+	if f.vw != nil {
+		base = "/views/" + f.vw.name
 	}
 	ho := g.opts.HTTP
 	f.http = streamablehandler.New(f.srv, &ho)

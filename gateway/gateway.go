@@ -60,6 +60,7 @@ import (
 
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/config"
+	"github.com/ferrymcp/ferry/gateway/view"
 	"github.com/ferrymcp/ferry/host"
 	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/protocol"
@@ -148,6 +149,10 @@ type Options struct {
 	// Logger receives the gateway's diagnostics. Nil discards them.
 	Logger *slog.Logger
 
+	// Views are served at /views/NAME/mcp and /views/NAME/sse
+	// ([Gateway.SetViews] swaps in others).
+	Views *view.Set
+
 	// Replicas, when set, lets replicas of the gateway serve each other's
 	// legacy sessions: see [ReplicaOptions].
 	Replicas *ReplicaOptions
@@ -175,6 +180,8 @@ type Gateway struct {
 	closing  chan struct{}
 	share    *sharing // nil without Options.Replicas (share.go)
 	tasks    *taskManager
+
+	viewSet viewFronts // the views' endpoints (views.go)
 
 	mu    sync.RWMutex
 	ups   map[string]*upstream
@@ -245,6 +252,7 @@ func New(servers []*config.Server, opts *Options) (*Gateway, error) {
 	}
 	g.tasks = newTaskManager(g)
 	g.agg = newFront(g, nil)
+	g.SetViews(o.Views)
 	g.mux = g.routes()
 	if err := g.Update(servers); err != nil {
 		g.Close(context.Background())
@@ -319,6 +327,7 @@ func (g *Gateway) Update(servers []*config.Server) error {
 	g.changed()
 	for _, m := range []string{protocol.NotificationToolsListChanged, protocol.NotificationPromptsListChanged, protocol.NotificationResourcesListChanged} {
 		g.agg.srv.NotifyListChanged(m)
+		g.notifyViews(m)
 	}
 	return errors.Join(errs...)
 }
@@ -357,7 +366,9 @@ func (g *Gateway) upstream(name string) *upstream {
 }
 
 // frontsOf returns the endpoints that show u.
-func (g *Gateway) frontsOf(u *upstream) []*front { return []*front{g.agg, u.front} }
+func (g *Gateway) frontsOf(u *upstream) []*front {
+	return append([]*front{g.agg, u.front}, g.viewFrontList()...)
+}
 
 // Server returns the MCP server of one upstream's own endpoint, names
 // unchanged (ferry proxy serves it over stdio), or nil.
@@ -399,6 +410,9 @@ func (g *Gateway) Sessions() int {
 	for _, u := range g.upstreamList() {
 		n += u.front.http.Sessions() + u.front.sse.Sessions()
 	}
+	for _, f := range g.viewFrontList() {
+		n += f.http.Sessions() + f.sse.Sessions()
+	}
 	return n
 }
 
@@ -410,6 +424,7 @@ func (g *Gateway) SessionVersions() map[string]int {
 	for _, u := range g.upstreamList() {
 		fronts = append(fronts, u.front)
 	}
+	fronts = append(fronts, g.viewFrontList()...)
 	for _, f := range fronts {
 		for _, sess := range f.srv.Sessions() {
 			out[sess.ProtocolVersion()]++
@@ -425,6 +440,7 @@ func (g *Gateway) Close(ctx context.Context) error {
 	g.once.Do(func() { close(g.closing) })
 	g.pending.closeAll(errors.New("the gateway is shutting down"))
 	g.agg.close()
+	g.closeViews()
 	g.mu.Lock()
 	ups := g.ups
 	g.ups, g.order = map[string]*upstream{}, nil

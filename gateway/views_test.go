@@ -1,0 +1,186 @@
+package gateway
+
+import (
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/ferrymcp/ferry/client"
+	"github.com/ferrymcp/ferry/config"
+	"github.com/ferrymcp/ferry/gateway/view"
+	"github.com/ferrymcp/ferry/jsonrpc"
+	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/transport/sse"
+)
+
+// viewSet compiles the "views" of a configuration file.
+func viewSet(t *testing.T, views string) *view.Set {
+	t.Helper()
+	f, err := config.Parse("ferry.json", []byte(`{"mcpServers": {}, "views": `+views+`}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cv, err := config.ReadViews([]*config.File{f}, config.Vars{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := view.New(cv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
+const supportView = `{"support": {
+	"tools": {
+		"a__echo": {"name": "say", "description": "Says the team's motto.", "fixed": {"message": "we fix it"}},
+		"b__whoami": {}
+	},
+	"prompts": {"a__greet": {"name": "hello", "fixed": {"who": "team"}}},
+	"resources": {"test://a/version": {"description": "A's version"}, "test://b/items/{id}": {}}
+}}`
+
+// invalidParams checks that err is a -32602 whose message names what.
+func invalidParams(t *testing.T, err error, what string) {
+	t.Helper()
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams || !strings.Contains(je.Message, what) {
+		t.Errorf("error %v, want -32602 naming %s", err, what)
+	}
+}
+
+// A view shows what it names, as it names it, and sets its fixed
+// arguments, in both eras.
+func TestViewEndpoint(t *testing.T) {
+	a, _ := remote(t, "a", false)
+	b, _ := remote(t, "b", true)
+	_, url := start(t, []*config.Server{a, b}, &Options{Views: viewSet(t, supportView)})
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			ctx := ctxT(t)
+			c := connect(t, url+"/views/support/mcp", era.version, nil)
+			tools, err := client.Collect(c.Tools(ctx))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(tools) != 2 || tools[0].Name != "say" || tools[1].Name != "b__whoami" {
+				t.Fatalf("tools %+v", tools)
+			}
+			say := tools[0]
+			var schema struct {
+				Properties map[string]any `json:"properties"`
+				Required   []string       `json:"required"`
+			}
+			if err := json.Unmarshal(say.InputSchema, &schema); err != nil {
+				t.Fatal(err)
+			}
+			if say.Description != "Says the team's motto." || schema.Properties["message"] != nil || slices.Contains(schema.Required, "message") {
+				t.Errorf("say shows %s: %s", say.Description, say.InputSchema)
+			}
+			if got := text(t)(c.Call(ctx, "say", nil)); got != "we fix it" {
+				t.Errorf("say = %q", got)
+			}
+			_, err = c.Call(ctx, "say", map[string]string{"message": "anything"})
+			invalidParams(t, err, `"message"`)
+			if got := text(t)(c.Call(ctx, "b__whoami", nil)); !strings.HasPrefix(got, "b ") {
+				t.Errorf("b__whoami = %q", got)
+			}
+			for _, hidden := range []string{"a__echo", "b__echo", "echo"} {
+				_, err := c.Call(ctx, hidden, map[string]string{"message": "x"})
+				invalidParams(t, err, hidden)
+			}
+
+			prompts, err := client.Collect(c.Prompts(ctx))
+			if err != nil || len(prompts) != 1 || prompts[0].Name != "hello" || len(prompts[0].Arguments) != 0 {
+				t.Errorf("prompts %+v %v", prompts, err)
+			}
+			p, err := c.GetPrompt(ctx, "hello", nil)
+			if err != nil || len(p.Messages) != 1 || p.Messages[0].Content.Text != "hello team" {
+				t.Errorf("hello: %+v %v", p, err)
+			}
+			_, err = c.GetPrompt(ctx, "hello", map[string]string{"who": "me"})
+			invalidParams(t, err, `"who"`)
+
+			resources, err := client.Collect(c.Resources(ctx))
+			if err != nil || len(resources) != 1 || resources[0].URI != "test://a/version" || resources[0].Description != "A's version" {
+				t.Errorf("resources %+v %v", resources, err)
+			}
+			templates, err := client.Collect(c.ResourceTemplates(ctx))
+			if err != nil || len(templates) != 1 || templates[0].URITemplate != "test://b/items/{id}" {
+				t.Errorf("templates %+v %v", templates, err)
+			}
+			r, err := c.ReadResource(ctx, "test://b/items/7")
+			if err != nil || len(r.Contents) != 1 || r.Contents[0].Text != "item 7" {
+				t.Errorf("read test://b/items/7: %+v %v", r, err)
+			}
+			for _, hidden := range []string{"test://b/version", "test://a/items/1"} {
+				if _, err := c.ReadResource(ctx, hidden); err == nil || !strings.Contains(err.Error(), hidden) {
+					t.Errorf("read %s: %v", hidden, err)
+				}
+			}
+		})
+	}
+	t.Run("sse", func(t *testing.T) {
+		ctx := ctxT(t)
+		c, err := client.Connect(ctx, &sse.Transport{URL: url + "/views/support/sse"}, &client.Options{ProtocolVersion: protocol.Version20241105})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if got := text(t)(c.Call(ctx, "say", nil)); got != "we fix it" {
+			t.Errorf("say over sse = %q", got)
+		}
+	})
+	if code, _ := httpGet(url + "/views/nope/mcp"); code != http.StatusNotFound {
+		t.Errorf("an unknown view: %d", code)
+	}
+}
+
+// A view's lists change when its servers' do, and when the views are
+// swapped (a configuration read again): its sessions stay.
+func TestViewListChanges(t *testing.T) {
+	a, _ := remote(t, "a", false)
+	g, url := start(t, []*config.Server{a}, &Options{Views: viewSet(t, `{"v": {"tools": {"a__echo": {"name": "say"}}}}`)})
+	ctx := ctxT(t)
+	changed := make(chan string, 10)
+	c := connect(t, url+"/views/v/mcp", protocol.LatestLegacyVersion, &client.Options{OnListChanged: func(m string) { changed <- m }})
+	wait := func(what string) {
+		t.Helper()
+		for {
+			select {
+			case m := <-changed:
+				if m == protocol.NotificationToolsListChanged {
+					return
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("no tools list change after %s", what)
+			}
+		}
+	}
+	agg := connect(t, url+"/mcp", protocol.LatestLegacyVersion, nil)
+	text(t)(agg.Call(ctx, "a__grow", nil))
+	wait("a server's change")
+
+	g.SetViews(viewSet(t, `{"v": {"tools": {"a__echo": {"name": "shout"}, "a__grown": {}}}}`))
+	wait("the views' swap")
+	tools, err := client.Collect(c.Tools(ctx))
+	if err != nil || len(tools) != 2 || tools[0].Name != "shout" || tools[1].Name != "a__grown" {
+		t.Fatalf("tools after the swap: %+v %v", tools, err)
+	}
+	if got := text(t)(c.Call(ctx, "shout", map[string]string{"message": "same session"})); got != "same session" {
+		t.Errorf("shout = %q", got)
+	}
+	if _, err := c.Call(ctx, "say", map[string]string{"message": "x"}); err == nil {
+		t.Error("the old name still works")
+	}
+
+	g.SetViews(nil)
+	if code, _ := httpGet(url + "/views/v/mcp"); code != http.StatusNotFound {
+		t.Errorf("a view gone: %d", code)
+	}
+}
