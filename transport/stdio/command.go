@@ -16,14 +16,14 @@ import (
 	"github.com/ferrymcp/ferry/jsonrpc"
 )
 
-// Defaults of [Command].
+// Defaults of [Command], as its fields document them.
 const (
-	// DefaultStderrBytes keeps enough of stderr for a stack trace.
-	DefaultStderrBytes = 64 << 10
-	// DefaultCloseTimeout leaves a well-behaved server time to finish.
-	DefaultCloseTimeout = 2 * time.Second
-	// DefaultTermTimeout leaves a server time to clean up after SIGTERM.
-	DefaultTermTimeout = 2 * time.Second
+	// defaultStderrBytes keeps enough of stderr for a stack trace.
+	defaultStderrBytes = 64 << 10
+	// defaultCloseTimeout leaves a well-behaved server time to finish.
+	defaultCloseTimeout = 2 * time.Second
+	// defaultTermTimeout leaves a server time to clean up after SIGTERM.
+	defaultTermTimeout = 2 * time.Second
 )
 
 // Command describes how to launch an MCP server as a subprocess, the
@@ -48,15 +48,15 @@ type Command struct {
 	// Limits bound the messages accepted from the server.
 	Limits jsonrpc.Limits
 	// StderrBytes is how much of the end of the server's stderr is kept
-	// for [ClientStream.Stderr] and exit errors; default
-	// [DefaultStderrBytes].
+	// for [ClientStream.Stderr] and exit errors; default 64 KiB, enough
+	// for a stack trace.
 	StderrBytes int
 	// CloseTimeout is how long Close waits for the server to exit by
 	// itself once its stdin is closed, before sending SIGTERM to its
-	// process group; default [DefaultCloseTimeout].
+	// process group; default 2 seconds.
 	CloseTimeout time.Duration
 	// TermTimeout is how long Close waits after SIGTERM before sending
-	// SIGKILL; default [DefaultTermTimeout].
+	// SIGKILL; default 2 seconds.
 	TermTimeout time.Duration
 	// Logger receives the lines skipped on the server's stdout because
 	// they are not JSON (banners of wrapper scripts): the first few, then
@@ -163,10 +163,10 @@ func (c *Command) Connect(ctx context.Context) (*ClientStream, error) {
 		stdout:       outR,
 		stderrPipe:   errR,
 		w:            newLineWriter(inW),
-		stderr:       newRing(positive(c.StderrBytes, DefaultStderrBytes)),
+		stderr:       newRing(positive(c.StderrBytes, defaultStderrBytes)),
 		copyStderr:   c.Stderr,
-		closeTimeout: positive(c.CloseTimeout, DefaultCloseTimeout),
-		termTimeout:  positive(c.TermTimeout, DefaultTermTimeout),
+		closeTimeout: positive(c.CloseTimeout, defaultCloseTimeout),
+		termTimeout:  positive(c.TermTimeout, defaultTermTimeout),
 		goneWait:     goneWait,
 		done:         make(chan struct{}),
 		stderrDone:   make(chan struct{}),

@@ -246,10 +246,10 @@ func (cs *clientStream) addStreamHeaders(h http.Header, sid string) {
 	}
 }
 
-// Mirrored is implemented by message bodies whose values an HTTP transport
+// mirrored is implemented by message bodies whose values an HTTP transport
 // mirrors into headers (the stateless MCP-Protocol-Version, Mcp-Name and
 // Mcp-Param-* headers). The client package's request bodies implement it.
-type Mirrored interface {
+type mirrored interface {
 	Mirror(set func(name, value string))
 }
 
@@ -343,7 +343,7 @@ func (cs *clientStream) prepare(m *jsonrpc.Message) ([]byte, postHeader, error) 
 		hdr = hdr.set(streamwire.HeaderMethod, m.Method)
 	}
 	stateless := false
-	if mr, ok := m.Body.(Mirrored); ok {
+	if mr, ok := m.Body.(mirrored); ok {
 		mr.Mirror(func(k, v string) {
 			hdr = hdr.set(k, v)
 			stateless = stateless || strings.EqualFold(k, streamwire.HeaderProtocolVersion)
