@@ -24,6 +24,7 @@ import (
 	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 	"github.com/ferrymcp/ferry/internal/mcpheader"
+	"github.com/ferrymcp/ferry/internal/mcpjson"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/transport/httperr"
@@ -136,7 +137,7 @@ type Client struct {
 	logLevel  atomic.Pointer[protocol.LoggingLevel]
 	metaCache metaCache
 	// resultMetas decodes the _meta of results, mostly the same bytes.
-	resultMetas protocol.MetaCache
+	resultMetas mcpjson.MetaCache
 
 	nextToken atomic.Int64
 	mu        sync.Mutex

@@ -13,6 +13,7 @@ import (
 	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/internal/mcpheader"
+	"github.com/ferrymcp/ferry/internal/mcpjson"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 )
@@ -34,7 +35,7 @@ func request[T any](c *Client, ctx context.Context, method string, user protocol
 func (c *Client) decodeResult(raw []byte, out any) error {
 	switch r := out.(type) {
 	case *protocol.CallToolResult:
-		return protocol.DecodeCallToolResult(raw, r, &c.resultMetas)
+		return mcpjson.DecodeCallToolResult(raw, r, &c.resultMetas)
 	case *rawResult:
 		return r.read(raw)
 	}

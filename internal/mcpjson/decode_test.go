@@ -1,4 +1,4 @@
-package protocol
+package mcpjson
 
 import (
 	"fmt"
@@ -8,20 +8,22 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ferrymcp/ferry/protocol"
 )
 
-func fastResults() []*CallToolResult {
-	return []*CallToolResult{
-		{Content: []Content{}},
-		{Content: []Content{TextContent("hi")}},
-		{Content: []Content{TextContent("")}, IsError: true},
-		{Content: []Content{TextContent(strings.Repeat("é\"\n", 100))}, StructuredContent: jsontext.Value(`{"a": [1, 2]}`)},
-		{ResultFields: ResultFields{Meta: Meta{"k": "v"}, ResultType: ResultComplete}, Content: []Content{TextContent("x")}},
-		{Content: []Content{ImageContent([]byte{1, 2, 3}, "image/png"), AudioContent([]byte{4}, "audio/wav"),
-			{Type: ContentText, Text: "annotated", Annotations: &Annotations{Priority: 0.5}},
-			{Type: ContentText, Text: "meta", Meta: Meta{"m": 1.0}},
-			EmbeddedResourceContent(ResourceContents{URI: "test://r", Text: "t"}),
-			ResourceLinkContent(Resource{URI: "test://l", Name: "l"})}},
+func fastResults() []*protocol.CallToolResult {
+	return []*protocol.CallToolResult{
+		{Content: []protocol.Content{}},
+		{Content: []protocol.Content{protocol.TextContent("hi")}},
+		{Content: []protocol.Content{protocol.TextContent("")}, IsError: true},
+		{Content: []protocol.Content{protocol.TextContent(strings.Repeat("é\"\n", 100))}, StructuredContent: jsontext.Value(`{"a": [1, 2]}`)},
+		{ResultFields: protocol.ResultFields{Meta: protocol.Meta{"k": "v"}, ResultType: protocol.ResultComplete}, Content: []protocol.Content{protocol.TextContent("x")}},
+		{Content: []protocol.Content{protocol.ImageContent([]byte{1, 2, 3}, "image/png"), protocol.AudioContent([]byte{4}, "audio/wav"),
+			{Type: protocol.ContentText, Text: "annotated", Annotations: &protocol.Annotations{Priority: 0.5}},
+			{Type: protocol.ContentText, Text: "meta", Meta: protocol.Meta{"m": 1.0}},
+			protocol.EmbeddedResourceContent(protocol.ResourceContents{URI: "test://r", Text: "t"}),
+			protocol.ResourceLinkContent(protocol.Resource{URI: "test://l", Name: "l"})}},
 		{Content: nil},
 	}
 }
@@ -30,7 +32,7 @@ func fastResults() []*CallToolResult {
 func TestDecodeCallToolResult(t *testing.T) {
 	for _, r := range fastResults() {
 		raw, _ := json.Marshal(r)
-		var want, got CallToolResult
+		var want, got protocol.CallToolResult
 		if err := json.Unmarshal(raw, &want); err != nil {
 			t.Fatal(err)
 		}
@@ -48,7 +50,7 @@ func TestDecodeCallToolResultRaw(t *testing.T) {
 		`{ "content" : [ { "type" : "text" , "text" : "a\nb" } ] , "isError" : true }`,
 		`{"content":[{"type":"texts","text":"a"}]}`,
 	} {
-		var want, got CallToolResult
+		var want, got protocol.CallToolResult
 		werr := json.Unmarshal([]byte(raw), &want)
 		gerr := DecodeCallToolResult([]byte(raw), &got, nil)
 		if (werr == nil) != (gerr == nil) || !reflect.DeepEqual(got, want) {
@@ -61,20 +63,20 @@ func TestDecodeCallToolResultRaw(t *testing.T) {
 // fast paths: a field added to either type must be added there too.
 func TestFastPathsKnowEveryField(t *testing.T) {
 	var names []string
-	for _, f := range reflect.VisibleFields(reflect.TypeFor[CallToolResult]()) {
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[protocol.CallToolResult]()) {
 		if !f.Anonymous {
 			names = append(names, f.Name)
 		}
 	}
 	want := "Meta ResultType Content StructuredContent IsError"
 	if got := strings.Join(names, " "); got != want {
-		t.Errorf("CallToolResult fields are %q; update fastjson.go and internal/mcpjson, which handle %q", got, want)
+		t.Errorf("CallToolResult fields are %q; update decode.go and mcpjson.go, which handle %q", got, want)
 	}
 }
 
 func BenchmarkDecodeCallToolResult(b *testing.B) {
 	for _, size := range []int{20, 64 << 10} {
-		raw, err := json.Marshal(&CallToolResult{Content: []Content{TextContent(strings.Repeat("x", size))}})
+		raw, err := json.Marshal(&protocol.CallToolResult{Content: []protocol.Content{protocol.TextContent(strings.Repeat("x", size))}})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -82,7 +84,7 @@ func BenchmarkDecodeCallToolResult(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(raw)))
 			for b.Loop() {
-				var r CallToolResult
+				var r protocol.CallToolResult
 				if err := DecodeCallToolResult(raw, &r, nil); err != nil {
 					b.Fatal(err)
 				}

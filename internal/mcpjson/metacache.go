@@ -1,4 +1,4 @@
-package protocol
+package mcpjson
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ferrymcp/ferry/protocol"
 )
 
 // A MetaCache decodes result _meta objects, remembering the last one.
@@ -21,23 +23,23 @@ type MetaCache struct {
 
 type metaEntry struct {
 	raw  []byte
-	meta Meta
+	meta protocol.Meta
 }
 
 // maxCachedMeta bounds the _meta objects worth remembering.
 const maxCachedMeta = 1 << 10
 
 // Decode decodes raw, a JSON object.
-func (c *MetaCache) Decode(raw jsontext.Value) (Meta, error) {
+func (c *MetaCache) Decode(raw jsontext.Value) (protocol.Meta, error) {
 	if e := c.last.Load(); e != nil && bytes.Equal(e.raw, raw) {
-		return cloneJSON(e.meta).(Meta), nil
+		return cloneJSON(e.meta).(protocol.Meta), nil
 	}
-	var m Meta
+	var m protocol.Meta
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, err
 	}
 	if len(raw) <= maxCachedMeta {
-		c.last.Store(&metaEntry{raw: bytes.Clone(raw), meta: cloneJSON(m).(Meta)})
+		c.last.Store(&metaEntry{raw: bytes.Clone(raw), meta: cloneJSON(m).(protocol.Meta)})
 	}
 	return m, nil
 }
@@ -45,11 +47,11 @@ func (c *MetaCache) Decode(raw jsontext.Value) (Meta, error) {
 // cloneJSON copies the objects and arrays of a decoded JSON value.
 func cloneJSON(v any) any {
 	switch v := v.(type) {
-	case Meta:
+	case protocol.Meta:
 		if v == nil {
 			return v
 		}
-		out := make(Meta, len(v))
+		out := make(protocol.Meta, len(v))
 		for k, e := range v {
 			out[k] = cloneJSON(e)
 		}

@@ -1,4 +1,4 @@
-package protocol
+package mcpjson
 
 import (
 	"errors"
@@ -7,29 +7,30 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ferrymcp/ferry/internal/jsonfast"
+	"github.com/ferrymcp/ferry/protocol"
 )
 
 // The result on the hot path of every tool call decodes itself without
 // reflection, so that a large text result is scanned a word at a time;
-// anything unusual goes through json v2. (Its encoder is in
-// internal/mcpjson.)
+// anything unusual goes through json v2. (Its encoder is
+// [ToolResult].)
 
 // DecodeCallToolResult decodes a tools/call result. The JSON must be
 // valid (as every message ferry receives is, once decoded). Its _meta is
 // decoded through metas, if not nil.
-func DecodeCallToolResult(data []byte, r *CallToolResult, metas *MetaCache) error {
+func DecodeCallToolResult(data []byte, r *protocol.CallToolResult, metas *MetaCache) error {
 	if decodeCallToolResultFast(data, r, metas) {
 		return nil
 	}
-	*r = CallToolResult{}
+	*r = protocol.CallToolResult{}
 	return json.Unmarshal(data, r)
 }
 
-var errSlow = errors.New("protocol: not for the fast path")
+var errSlow = errors.New("mcpjson: not for the fast path")
 
 // decodeCallToolResultFast decodes the common shape of a tool result in
 // one pass: text content, structured content, isError, resultType.
-func decodeCallToolResultFast(data []byte, r *CallToolResult, metas *MetaCache) bool {
+func decodeCallToolResultFast(data []byte, r *protocol.CallToolResult, metas *MetaCache) bool {
 	c := jsonfast.NewCursor(data)
 	err := c.Object(func(name []byte, escaped bool) error {
 		if escaped {
@@ -37,9 +38,9 @@ func decodeCallToolResultFast(data []byte, r *CallToolResult, metas *MetaCache) 
 		}
 		switch string(name) {
 		case "content":
-			r.Content = make([]Content, 0, 1)
+			r.Content = make([]protocol.Content, 0, 1)
 			return c.Array(func() error {
-				r.Content = append(r.Content, Content{})
+				r.Content = append(r.Content, protocol.Content{})
 				return decodeContent(c, &r.Content[len(r.Content)-1])
 			})
 		case "structuredContent":
@@ -81,7 +82,7 @@ func decodeCallToolResultFast(data []byte, r *CallToolResult, metas *MetaCache) 
 }
 
 // decodeContent decodes a text block itself, and any other through json.
-func decodeContent(c *jsonfast.Cursor, out *Content) error {
+func decodeContent(c *jsonfast.Cursor, out *protocol.Content) error {
 	// A text block is decoded where it is, its text scanned once; any
 	// other is found again and given to json v2.
 	start := *c
@@ -93,12 +94,12 @@ func decodeContent(c *jsonfast.Cursor, out *Content) error {
 	if err != nil {
 		return err
 	}
-	*out = Content{}
+	*out = protocol.Content{}
 	return json.Unmarshal(raw, out)
 }
 
 // decodeTextContent decodes {"type":"text","text":…} and nothing more.
-func decodeTextContent(c *jsonfast.Cursor, out *Content) bool {
+func decodeTextContent(c *jsonfast.Cursor, out *protocol.Content) bool {
 	err := c.Object(func(name []byte, escaped bool) error {
 		switch {
 		case escaped:
@@ -106,10 +107,10 @@ func decodeTextContent(c *jsonfast.Cursor, out *Content) bool {
 		case string(name) == "type":
 			// Compared where it lies: a copy would be an allocation.
 			// An escaped "text" goes the slow way.
-			if is, err := c.StringIs(ContentText); err != nil || !is {
+			if is, err := c.StringIs(protocol.ContentText); err != nil || !is {
 				return errSlow
 			}
-			out.Type = ContentText
+			out.Type = protocol.ContentText
 		case string(name) == "text":
 			s, err := c.String()
 			out.Text = s
@@ -119,5 +120,5 @@ func decodeTextContent(c *jsonfast.Cursor, out *Content) bool {
 		}
 		return nil
 	})
-	return err == nil && out.Type == ContentText
+	return err == nil && out.Type == protocol.ContentText
 }
