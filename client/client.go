@@ -315,8 +315,8 @@ func legacyOnly(err error) string {
 	if json.Unmarshal(e.Data, &data) != nil || pickStateless(data.Supported) != "" {
 		return ""
 	}
-	for _, v := range protocol.LegacyVersions() {
-		if slices.Contains(data.Supported, v) {
+	for _, v := range protocol.SupportedVersions() {
+		if protocol.IsLegacy(v) && slices.Contains(data.Supported, v) {
 			return v
 		}
 	}
@@ -374,8 +374,8 @@ func (c *Client) discoverAs(ctx context.Context, v string, retried bool) error {
 }
 
 func pickStateless(supported []string) string {
-	for _, v := range protocol.StatelessVersions() {
-		if slices.Contains(supported, v) {
+	for _, v := range protocol.SupportedVersions() {
+		if protocol.IsStateless(v) && slices.Contains(supported, v) {
 			return v
 		}
 	}

@@ -25,26 +25,16 @@ const (
 	LatestLegacyVersion = Version20251125
 )
 
-// The revision lists, newest first. They are unexported so that no
-// importer can change what ferry speaks; the functions below hand out
-// copies.
-var (
-	supportedVersions = []string{Version20260728, Version20251125, Version20250618, Version20250326, Version20241105}
-	legacyVersions    = []string{Version20251125, Version20250618, Version20250326, Version20241105}
-	statelessVersions = []string{Version20260728}
-)
+// supportedVersions lists the revisions, newest first. It is unexported
+// so that no importer can change what ferry speaks; SupportedVersions
+// hands out copies.
+var supportedVersions = []string{Version20260728, Version20251125, Version20250618, Version20250326, Version20241105}
 
 // SupportedVersions returns every revision ferry speaks, newest first.
-// The slice is a fresh copy the caller may keep or change.
+// The slice is a fresh copy the caller may keep or change: those of one
+// era are slices.DeleteFunc(SupportedVersions(), IsStateless) (legacy)
+// or IsLegacy (stateless).
 func SupportedVersions() []string { return slices.Clone(supportedVersions) }
-
-// LegacyVersions returns the revisions ferry speaks that use the
-// initialize handshake and sessions, newest first, as a fresh copy.
-func LegacyVersions() []string { return slices.Clone(legacyVersions) }
-
-// StatelessVersions returns the stateless revisions ferry speaks (per-request
-// _meta, no initialize), newest first, as a fresh copy.
-func StatelessVersions() []string { return slices.Clone(statelessVersions) }
 
 // IsStateless reports whether v is a stateless (per-request _meta) revision:
 // 2026-07-28 or later.
@@ -52,7 +42,7 @@ func IsStateless(v string) bool { return v >= Version20260728 }
 
 // IsLegacy reports whether v is one of the legacy revisions ferry speaks,
 // those with the initialize handshake and sessions.
-func IsLegacy(v string) bool { return slices.Contains(legacyVersions, v) }
+func IsLegacy(v string) bool { return IsSupported(v) && !IsStateless(v) }
 
 // IsSupported reports whether ferry speaks revision v.
 func IsSupported(v string) bool { return slices.Contains(supportedVersions, v) }

@@ -23,8 +23,6 @@ var reviewedState = map[string]string{
 	// Constant tables, built once, only read.
 	"protocol.levelRank":                 "table",
 	"protocol.supportedVersions":         "table, handed out as copies",
-	"protocol.legacyVersions":            "table, handed out as copies",
-	"protocol.statelessVersions":         "table, handed out as copies",
 	"server.servedMethods":               "table",
 	"internal/jsonrpc2.sniff":            "table: MCP's member names",
 	"internal/jsonrpc2.interned":         "table: MCP's method names",

@@ -20,6 +20,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -289,7 +290,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	if h.opts.DisableSessions {
 		writeError(w, http.StatusBadRequest, m.ID, jsonrpc.NewError(jsonrpc.CodeInvalidParams,
 			"this endpoint serves only the stateless protocol versions %s; send %s in _meta and the MCP-Protocol-Version header",
-			strings.Join(protocol.StatelessVersions(), ", "), protocol.MetaProtocolVersion))
+			strings.Join(slices.DeleteFunc(protocol.SupportedVersions(), protocol.IsLegacy), ", "), protocol.MetaProtocolVersion))
 		return
 	}
 	if e := h.checkHeaders(r, m, false); e != nil {
