@@ -143,6 +143,11 @@ type Options struct {
 	// names the caller with intercept.WithCaller for each session to be
 	// bound to the caller that opened it.
 	Auth func(http.Handler) http.Handler
+	// Handlers are served beside the endpoints, by pattern, without Auth
+	// (behind the Host and Origin checks only): what a client reads before
+	// it has credentials, an OAuth resource server's Protected Resource
+	// Metadata.
+	Handlers map[string]http.Handler
 	// Metrics, when set, is served at /metrics (behind Auth).
 	Metrics http.Handler
 

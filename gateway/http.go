@@ -36,6 +36,9 @@ func (g *Gateway) routes() *http.ServeMux {
 		w.Write([]byte("ok\n"))
 	}))
 	handle("GET /readyz", g.readyzRoute(guard))
+	for pattern, h := range g.opts.Handlers {
+		handle(pattern, h)
+	}
 	if g.opts.Metrics != nil {
 		handle("GET /metrics", guard(g.opts.Metrics))
 	}

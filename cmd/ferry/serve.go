@@ -95,6 +95,16 @@ func cmdServe(o *cli) error {
 	if err != nil {
 		return err
 	}
+	oauth, metadata, err := identityAuth(o.files, log)
+	switch {
+	case err != nil:
+		return err
+	case oauth != nil && auth != nil:
+		return usageErrorf("the configuration's \"identity\" and --token-file (or FERRY_GATEWAY_TOKENS) are two ways to authenticate clients: choose one")
+	case oauth != nil:
+		auth = oauth
+		log.Info("clients must send an access token of the configuration's identity provider")
+	}
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
 		return err
@@ -134,6 +144,7 @@ func cmdServe(o *cli) error {
 		Auth:   auth,
 		Logger: log,
 	}
+	opts.Handlers = metadata // the identity provider's Protected Resource Metadata
 	if !o.verbose {
 		opts.Host.Stderr = nil
 	}
@@ -150,6 +161,12 @@ func cmdServe(o *cli) error {
 	}
 	defer stopSharing()
 	opts.Replicas = replicas
+	pol, err := newServePolicy(o.files, opts, o.stderr, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer pol.close()
 	g, err := gateway.New(servers, opts)
 	if err != nil {
 		ln.Close()
@@ -175,7 +192,7 @@ func cmdServe(o *cli) error {
 					log.Info("SIGHUP: nothing to reload for a server given on the command line")
 					continue
 				}
-				reload(o, g, log)
+				reload(o, g, pol, log)
 			default:
 				if run.Err() != nil {
 					log.Warn("second signal: exiting now", "signal", s.String())
@@ -195,10 +212,16 @@ func cmdServe(o *cli) error {
 var stopProfile = func() {}
 
 // reload reads the configuration again and applies it.
-func reload(o *cli, g *gateway.Gateway, log *slog.Logger) {
+func reload(o *cli, g *gateway.Gateway, pol *servePolicy, log *slog.Logger) {
 	servers, err := o.loadServers()
 	if err != nil {
 		log.Error("SIGHUP: the configuration cannot be read; nothing changed", "error", err)
+		return
+	}
+	// A configuration is taken whole or not at all: its servers too wait
+	// for its rules, views and limits to build.
+	if err := pol.reload(o.files); err != nil {
+		log.Error("SIGHUP: the configuration is refused; nothing changed", "error", err)
 		return
 	}
 	if err := g.Update(servers); err != nil {
@@ -228,7 +251,7 @@ func serveLogger(w io.Writer, f *serveFlags) (*slog.Logger, error) {
 
 // inboundAuth returns the bearer-token middleware when tokens are given.
 func inboundAuth(f *serveFlags, log *slog.Logger) (func(http.Handler) http.Handler, error) {
-	var tokens []string
+	var tokens []gateway.Token
 	if f.tokenFile != "" {
 		file, err := os.Open(f.tokenFile)
 		if err != nil {
@@ -241,7 +264,9 @@ func inboundAuth(f *serveFlags, log *slog.Logger) (func(http.Handler) http.Handl
 		}
 	}
 	if env := os.Getenv("FERRY_GATEWAY_TOKENS"); env != "" {
-		tokens = append(tokens, gateway.SplitTokens(env)...)
+		for _, t := range gateway.SplitTokens(env) {
+			tokens = append(tokens, gateway.Token{Token: t})
+		}
 	}
 	// The tokens are the gateway's own: a server that read them could
 	// call it as any of its clients. Servers do not inherit the
@@ -251,7 +276,7 @@ func inboundAuth(f *serveFlags, log *slog.Logger) (func(http.Handler) http.Handl
 		return nil, nil
 	}
 	log.Info("clients must send a bearer token", "tokens", len(tokens))
-	return gateway.BearerTokens(tokens), nil
+	return gateway.BearerCallers(tokens), nil
 }
 
 // loopback reports whether addr can only be reached from this machine.

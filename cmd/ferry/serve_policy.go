@@ -1,0 +1,227 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/ferrymcp/ferry/auth/metadata"
+	"github.com/ferrymcp/ferry/auth/resourceserver"
+	"github.com/ferrymcp/ferry/config"
+	"github.com/ferrymcp/ferry/gateway"
+	"github.com/ferrymcp/ferry/gateway/access"
+	"github.com/ferrymcp/ferry/gateway/audit"
+	"github.com/ferrymcp/ferry/intercept"
+	"github.com/ferrymcp/ferry/transport/httpserver"
+)
+
+// servePolicy is what ferry serve holds from the gateway's sections of
+// its configuration: the access rules in force (swapped by SIGHUP), the
+// audit log, and the other parts a reload builds again (views, limits:
+// each registers a reloader with add).
+type servePolicy struct {
+	access *access.Live
+	audit  *audit.Log // nil without an "audit" section
+
+	mu        sync.Mutex
+	reloaders []reloader
+}
+
+// A reloader builds one part of the policy from a reading of the
+// configuration, without putting it in force: apply does that, and is
+// called only once every part has built.
+type reloader func(files []*config.File) (apply func(), err error)
+
+// add registers a part that a reload builds again.
+func (p *servePolicy) add(r reloader) {
+	p.mu.Lock()
+	p.reloaders = append(p.reloaders, r)
+	p.mu.Unlock()
+}
+
+// newServePolicy builds the policy of the configuration files and puts
+// its middleware in opts: the audit first, so that it records the calls
+// the rules refuse, then the rules.
+func newServePolicy(files []*config.File, opts *gateway.Options, stderr io.Writer, log *slog.Logger) (*servePolicy, error) {
+	rules, err := accessOf(files)
+	if err != nil {
+		return nil, err
+	}
+	p := &servePolicy{access: access.NewLive(rules)}
+	p.add(func(files []*config.File) (func(), error) {
+		rules, err := accessOf(files)
+		return func() { p.access.Set(rules) }, err
+	})
+	var a config.Audit
+	from, err := config.FirstSection(files, "audit", &a)
+	if err != nil {
+		return nil, err
+	}
+	if from != nil {
+		if p.audit, err = audit.Open(&a, stderr); err != nil {
+			return nil, config.SectionError(from.Path, "audit", err)
+		}
+		opts.Middleware = append(opts.Middleware, p.audit.Middleware(func(err error) {
+			log.Error("audit: a record could not be written", "error", err)
+		}))
+	}
+	opts.Middleware = append(opts.Middleware, p.access.Middleware())
+	return p, nil
+}
+
+// accessOf compiles the "access" section of the first file that has
+// one; nil (everything allowed) when none has.
+func accessOf(files []*config.File) (*access.Policy, error) {
+	var a config.Access
+	from, err := config.FirstSection(files, "access", &a)
+	if err != nil || from == nil {
+		return nil, err
+	}
+	rules, err := access.Compile(&a)
+	if err != nil {
+		return nil, config.SectionError(from.Path, "access", err)
+	}
+	return rules, nil
+}
+
+// reload builds every part of the policy from files and, only when all
+// of them build, puts them in force; otherwise nothing changes and the
+// error names what is wrong.
+func (p *servePolicy) reload(files []*config.File) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var applies []func()
+	var errs []error
+	for _, r := range p.reloaders {
+		apply, err := r(files)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		applies = append(applies, apply)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	for _, apply := range applies {
+		apply()
+	}
+	return nil
+}
+
+// close closes the audit log.
+func (p *servePolicy) close() {
+	if p != nil && p.audit != nil {
+		p.audit.Close()
+	}
+}
+
+// identityAuth returns, for a configuration with an "identity" section,
+// the gateway as an OAuth resource server: the middleware that checks
+// every request's access token and names its caller (the token's
+// subject, claims, scopes and roles), and the Protected Resource Metadata
+// with the address it is served at. It returns nil when no file has the
+// section.
+func identityAuth(files []*config.File, log *slog.Logger) (auth func(http.Handler) http.Handler, meta map[string]http.Handler, err error) {
+	var id config.Identity
+	from, err := config.FirstSection(files, "identity", &id)
+	if err != nil || from == nil {
+		return nil, nil, err
+	}
+	rs, err := resourceServer(&id, log)
+	if err != nil {
+		return nil, nil, config.SectionError(from.Path, "identity", err)
+	}
+	auth = func(next http.Handler) http.Handler { return rs.Protect(authenticated(next)) }
+	return auth, map[string]http.Handler{"GET " + rs.MetadataPath(): rs.Metadata()}, nil
+}
+
+// resourceServer is the resource server an identity section describes.
+func resourceServer(id *config.Identity, log *slog.Logger) (*resourceserver.Config, error) {
+	switch {
+	case id.Issuer == "":
+		return nil, &config.FieldError{Path: "issuer", Err: errors.New("is required: the authorization server's issuer identifier")}
+	case id.Resource == "":
+		return nil, &config.FieldError{Path: "resource", Err: errors.New("is required: the gateway's /mcp address as clients reach it")}
+	}
+	if _, err := metadata.ProtectedResourcePath(id.Resource); err != nil {
+		return nil, &config.FieldError{Path: "resource", Err: err}
+	}
+	var v resourceserver.Verifier = &resourceserver.JWT{Issuer: id.Issuer, Audience: id.Audience, JWKSURL: id.JWKSURI}
+	if in := id.Introspection; in != nil {
+		secret, err := config.DefaultOptions().Vars.Expand(in.ClientSecret)
+		if err != nil {
+			return nil, &config.FieldError{Path: "introspection.client_secret", Err: err}
+		}
+		v = &resourceserver.Introspection{Endpoint: in.URL, Issuer: id.Issuer, Audience: id.Audience, ClientID: in.ClientID, ClientSecret: secret}
+	}
+	claim := id.RolesClaim
+	if claim == "" {
+		claim = "roles"
+	}
+	return &resourceserver.Config{
+		Resource:             id.Resource,
+		AuthorizationServers: []string{id.Issuer},
+		Verifier:             &withRoles{v, claim},
+		Scopes:               id.Scopes,
+		ScopesSupported:      id.ScopesSupported,
+		Logger:               log,
+	}, nil
+}
+
+// authenticated reports the caller the resource server let through to
+// the listener, whose connection then counts against the caller's share
+// of the connections (as a bearer token's does, see
+// gateway.BearerTokens), not its address's.
+func authenticated(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if c, ok := intercept.CallerFrom(r.Context()); ok && !httpserver.Authenticated(r.Context(), c.ID) {
+			w.Header().Set("Connection", "close")
+			http.Error(w, "too many connections for this caller", http.StatusTooManyRequests)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// withRoles is a verifier whose callers hold the roles their token's
+// claim names: a list of strings, or one string of roles separated by
+// spaces (a claim of nested objects is named with dots, as
+// "realm_access.roles").
+type withRoles struct {
+	resourceserver.Verifier
+	claim string
+}
+
+func (v *withRoles) Verify(ctx context.Context, token, audience string) (*intercept.Caller, error) {
+	c, err := v.Verifier.Verify(ctx, token, audience)
+	if err != nil {
+		return nil, err
+	}
+	// The verifier shares its callers between the requests of a token:
+	// the roles go on a copy.
+	withRoles := *c
+	withRoles.Roles = rolesOf(c.Claims, v.claim)
+	return &withRoles, nil
+}
+
+func rolesOf(claims map[string]any, name string) []string {
+	v, _ := access.Claim(claims, name)
+	switch x := v.(type) {
+	case string:
+		return strings.Fields(x)
+	case []any:
+		out := make([]string, 0, len(x))
+		for _, r := range x {
+			if s, ok := r.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
