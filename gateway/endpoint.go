@@ -40,6 +40,9 @@ func (f *front) mark(next intercept.Handler) intercept.Handler {
 	if f.only != nil {
 		e.Server = f.only.name
 	}
+	if f.vw != nil {
+		e.View = f.vw.name
+	}
 	return func(ctx context.Context, ir *intercept.Request) (intercept.Result, error) {
 		return next(context.WithValue(ctx, endpointKey{}, e), ir)
 	}

@@ -683,6 +683,13 @@ func (g *Gateway) endpointFront(r *http.Request) *front {
 	if r.URL.Path == "/mcp" {
 		return g.agg
 	}
+	if rest, isView := strings.CutPrefix(r.URL.Path, "/views/"); isView {
+		name, isMCP := strings.CutSuffix(rest, "/mcp")
+		if !isMCP {
+			return nil
+		}
+		return g.viewFront(name)
+	}
 	rest, isOne := strings.CutPrefix(r.URL.Path, "/servers/")
 	name, isMCP := strings.CutSuffix(rest, "/mcp")
 	if !isOne || !isMCP {

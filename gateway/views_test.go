@@ -1,10 +1,13 @@
 package gateway
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +16,7 @@ import (
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/config"
 	"github.com/ferrymcp/ferry/gateway/view"
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/transport/sse"
@@ -182,5 +186,61 @@ func TestViewListChanges(t *testing.T) {
 	g.SetViews(nil)
 	if code, _ := httpGet(url + "/views/v/mcp"); code != http.StatusNotFound {
 		t.Errorf("a view gone: %d", code)
+	}
+}
+
+// Middleware sees a view's request under the view's names, and resolves
+// them to the server and its own names as on /mcp (access rules, limits
+// and audit records decide on those).
+func TestViewEndpointOf(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	record := func(next intercept.Handler) intercept.Handler {
+		return func(ctx context.Context, ir *intercept.Request) (intercept.Result, error) {
+			if ep := EndpointOf(ctx); ep != nil && (ir.Method == protocol.MethodToolsCall || ir.Method == protocol.MethodPromptsGet) {
+				server, name, ok := ep.Resolver(ctx, ir, ir.Method)(ir.Name())
+				mu.Lock()
+				seen = append(seen, fmt.Sprintf("%s %s: %s %s %v", ep.View, ir.Name(), server, name, ok))
+				mu.Unlock()
+			}
+			return next(ctx, ir)
+		}
+	}
+	a, _ := remote(t, "a", false)
+	b, _ := remote(t, "b", true)
+	_, url := start(t, []*config.Server{a, b}, &Options{Views: viewSet(t, supportView), Middleware: []intercept.Middleware{record}})
+	ctx := ctxT(t)
+	c := connect(t, url+"/views/support/mcp", protocol.Version20260728, nil)
+	text(t)(c.Call(ctx, "say", nil))
+	text(t)(c.Call(ctx, "b__whoami", nil))
+	c.GetPrompt(ctx, "hello", nil)
+	c.Call(ctx, "a__echo", nil)
+	agg := connect(t, url+"/mcp", protocol.Version20260728, nil)
+	text(t)(agg.Call(ctx, "a__echo", map[string]string{"message": "m"}))
+	want := []string{"support say: a echo true", "support b__whoami: b whoami true", "support hello: a greet true",
+		"support a__echo:   false", " a__echo: a echo true"}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(seen, want) {
+		t.Errorf("seen\n %q\nwant\n %q", seen, want)
+	}
+}
+
+// A view's legacy session opened on one replica is served by every
+// replica, as /mcp's are.
+func TestViewSessionServedByEveryReplica(t *testing.T) {
+	up, _ := remote(t, "r", false)
+	b, _, url := replicas(t, 2, func() []*config.Server { return []*config.Server{up} }, func() *Options {
+		return &Options{Views: viewSet(t, `{"v": {"tools": {"r__echo": {"name": "say", "fixed": {"message": "fixed"}}}}}`)}
+	})
+	c := connect(t, url+"/views/v/mcp", protocol.LatestLegacyVersion, nil)
+	ctx := ctxT(t)
+	for i := range 4 {
+		if got := text(t)(c.Call(ctx, "say", nil)); got != "fixed" {
+			t.Fatalf("call %d: %q", i, got)
+		}
+	}
+	if n := b.inits.Load(); n != 1 {
+		t.Errorf("the client sent initialize %d times, want 1", n)
 	}
 }
