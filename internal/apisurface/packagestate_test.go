@@ -29,7 +29,7 @@ var reviewedState = map[string]string{
 	"internal/jsonrpc2.mcpMethods":       "table",
 	"internal/ssewire.bom":               "table",
 	"transport/stdio.newline":            "table",
-	"transport/httperr.entities":         "a strings.Replacer, safe for concurrent use",
+	"internal/bodytext.entities":         "a strings.Replacer, safe for concurrent use",
 	"jsonschema.pow10":                   "table",
 	"jsonschema.anyNode":                 "table: the schema that accepts anything",
 	"jsonschema.typeBits":                "table",

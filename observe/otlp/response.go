@@ -6,7 +6,7 @@ import (
 
 	"google.golang.org/protobuf/encoding/protowire"
 
-	"github.com/ferrymcp/ferry/transport/httperr"
+	"github.com/ferrymcp/ferry/internal/bodytext"
 )
 
 // PartialSuccessError says that the receiver took an export but rejected
@@ -39,7 +39,7 @@ func partialSuccess(answer []byte) error {
 		e.Rejected = int64(n)
 	}
 	if v, ok := field(ps, 2, protowire.BytesType); ok {
-		e.Message = httperr.Excerpt(v, "text/plain")
+		e.Message = bodytext.Excerpt(v, "text/plain")
 	}
 	if e.Rejected == 0 && e.Message == "" {
 		return nil
@@ -55,7 +55,7 @@ func statusMessage(contentType string, answer []byte) string {
 		answer, _ = field(answer, 2, protowire.BytesType)
 		contentType = "text/plain"
 	}
-	if msg := httperr.Excerpt(answer, contentType); msg != "" {
+	if msg := bodytext.Excerpt(answer, contentType); msg != "" {
 		return ": " + msg
 	}
 	return ""

@@ -1,36 +1,6 @@
 package httperr
 
-import (
-	"strings"
-	"testing"
-	"unicode/utf8"
-)
-
-func TestExcerpt(t *testing.T) {
-	long := strings.Repeat("é", 300)
-	tests := []struct {
-		name, body, contentType, want string
-	}{
-		{"plain", "  unauthorized\n", "text/plain", "unauthorized"},
-		{"json", `{"error":"invalid_token"}`, "application/json", `{"error":"invalid_token"}`},
-		{"control characters", "bad\r\n\x1b[31mred\tline", "", "bad [31mred line"},
-		{"html by type", `<html><head><title>401 Authorization Required</title><style>body{color:red}</style></head>` +
-			`<body><script>var x = "<b>";</script><h1>Authorization &amp; more</h1><!-- a <comment> --><p>nginx</p></body></html>`,
-			"text/html; charset=utf-8", "401 Authorization Required Authorization & more nginx"},
-		{"html sniffed", "<!DOCTYPE html>\n<HTML><BODY><SCRIPT>alert(1)</SCRIPT>Forbidden</BODY></HTML>", "", "Forbidden"},
-		{"not html", "a < b > c", "text/plain", "a < b > c"},
-		{"invalid utf-8", "a\xffb", "", "a\uFFFDb"},
-		{"clipped", long, "", strings.Repeat("é", (MaxBody-len("…"))/2) + "…"},
-		{"empty", "", "", ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := Excerpt([]byte(tt.body), tt.contentType); got != tt.want {
-				t.Errorf("Excerpt = %q, want %q", got, tt.want)
-			}
-		})
-	}
-}
+import "testing"
 
 func TestStatusErrorMessage(t *testing.T) {
 	e := &StatusError{Method: "POST", URL: "http://h/mcp", StatusCode: 401, Status: "401 Unauthorized", Body: "no token"}
@@ -41,16 +11,4 @@ func TestStatusErrorMessage(t *testing.T) {
 	if got, want := e.Error(), "GET http://h/sse: HTTP 599"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
-}
-
-func FuzzExcerpt(f *testing.F) {
-	f.Add([]byte("<html><script>x</script>hi</html>"), "text/html")
-	f.Add([]byte("plain\x00text"), "")
-	f.Add([]byte("<!doctype html><style"), "")
-	f.Fuzz(func(t *testing.T, body []byte, contentType string) {
-		got := Excerpt(body, contentType)
-		if len(got) > MaxBody || !utf8.ValidString(got) {
-			t.Fatalf("Excerpt(%q) = %q: %d bytes, valid UTF-8 %v", body, got, len(got), utf8.ValidString(got))
-		}
-	})
 }

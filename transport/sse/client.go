@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ferrymcp/ferry/internal/bodytext"
 	"github.com/ferrymcp/ferry/internal/redirect"
 	"github.com/ferrymcp/ferry/internal/ssewire"
 	"github.com/ferrymcp/ferry/jsonrpc"
@@ -165,7 +166,7 @@ func statusError(resp *http.Response) error {
 		URL:             resp.Request.URL.String(),
 		StatusCode:      resp.StatusCode,
 		Status:          resp.Status,
-		Body:            httperr.Excerpt(b, resp.Header.Get("Content-Type")),
+		Body:            bodytext.Excerpt(b, resp.Header.Get("Content-Type")),
 		WWWAuthenticate: strings.Join(resp.Header.Values("WWW-Authenticate"), ", "),
 	}
 }

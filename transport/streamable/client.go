@@ -21,6 +21,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ferrymcp/ferry/internal/bodytext"
 	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/internal/mcpheader"
 	"github.com/ferrymcp/ferry/internal/redirect"
@@ -442,7 +443,7 @@ const errorBodyBytes = 4 << 10
 // start of its body.
 func (cs *clientStream) statusError(method string, resp *http.Response, body []byte) *httperr.StatusError {
 	return &httperr.StatusError{Method: method, URL: cs.t.URL, StatusCode: resp.StatusCode, Status: resp.Status,
-		Body:            httperr.Excerpt(body, resp.Header.Get("Content-Type")),
+		Body:            bodytext.Excerpt(body, resp.Header.Get("Content-Type")),
 		WWWAuthenticate: strings.Join(resp.Header.Values("WWW-Authenticate"), ", ")}
 }
 
