@@ -65,8 +65,8 @@ func (c *Config) serve(w http.ResponseWriter, r *http.Request, h http.Handler) {
 		c.challenge(w, http.StatusForbidden, metadata.ErrorInsufficientScope, "the token lacks scopes this server needs", c.Scopes)
 		return
 	}
-	if len(c.ToolScopes) > 0 && r.Method == http.MethodPost {
-		need, ref := c.toolScopes(r)
+	if (len(c.ToolScopes) > 0 || c.ToolScopesFunc != nil) && r.Method == http.MethodPost {
+		need, ref := c.toolScopes(r, caller)
 		if ref != nil {
 			ref.write(w)
 			return
@@ -194,7 +194,7 @@ func invalid(public string, err error) error { return &reasonError{public: publi
 // must not depend on whether the handler behind it compares them with
 // the body. A body that cannot be decoded is refused rather than guessed
 // at. The body is read here and given back to the handler.
-func (c *Config) toolScopes(r *http.Request) ([]string, *refusal) {
+func (c *Config) toolScopes(r *http.Request, caller *intercept.Caller) ([]string, *refusal) {
 	body, ref := c.readBody(r)
 	if ref != nil {
 		return nil, ref
@@ -205,7 +205,11 @@ func (c *Config) toolScopes(r *http.Request) ([]string, *refusal) {
 	}
 	var need []string
 	for _, m := range msgs {
-		need = union(need, c.ToolScopes[calledTool(m)])
+		tool := calledTool(m)
+		need = union(need, c.ToolScopes[tool])
+		if c.ToolScopesFunc != nil && tool != "" {
+			need = union(need, c.ToolScopesFunc(r, caller, tool))
+		}
 	}
 	return need, nil
 }

@@ -64,6 +64,14 @@ type Config struct {
 	// HTTP+SSE); a server reached over WebSocket, whose calls are
 	// messages of one connection, holds them with ToolScopesMiddleware.
 	ToolScopes map[string][]string
+	// ToolScopesFunc, when set, adds to ToolScopes the scopes a call of
+	// tool by caller needs on the POST r, when they depend on more than
+	// the tool's name: on the endpoint (r's path) and on who calls, as a
+	// gateway's access rules do. Protect holds them as it holds
+	// ToolScopes, with a 403 a client can step up from; ToolScopesMiddleware
+	// does not (the server's own middleware holds such rules for the
+	// calls Protect does not see one by one).
+	ToolScopesFunc func(r *http.Request, caller *intercept.Caller, tool string) []string
 	// Implies says which scopes a broader scope grants, e.g.
 	// {"files:admin": {"files:write", "files:read"}}: a token granted
 	// files:admin may call a tool that needs files:read. It is followed
