@@ -167,11 +167,17 @@ func cmdServe(o *cli) error {
 		return err
 	}
 	defer pol.close()
+	bindViews, err := setupViews(o.files, opts, pol)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	g, err := gateway.New(servers, opts)
 	if err != nil {
 		ln.Close()
 		return err
 	}
+	bindViews(g)
 	if obs != nil && opts.Metrics != nil {
 		watch(obs, g)
 	}
