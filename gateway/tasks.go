@@ -45,10 +45,11 @@ import (
 // TaskOptions configure the tasks the gateway runs for its clients. The
 // zero value is usable.
 type TaskOptions struct {
-	// Store keeps the tasks' records; nil keeps them in this process
-	// (at most MaxTasks of them, default 10,000). Replicas share one
-	// (gateway/shared's Redis store) so that any of them answers for
-	// any task.
+	// Store keeps the tasks' records; nil keeps them in the
+	// ReplicaOptions.Store when it is a TaskStore too (gateway/shared's
+	// Redis store is), else in this process (at most MaxTasks of them,
+	// default 10,000). Replicas share one so that any of them answers
+	// for any task.
 	Store TaskStore
 	// MaxTasks bounds the tasks of the in-process store.
 	MaxTasks int
@@ -156,6 +157,11 @@ func newTaskManager(g *Gateway) *taskManager {
 	}
 	if o.Lease <= 0 {
 		o.Lease = 10 * time.Second
+	}
+	if r := g.opts.Replicas; o.Store == nil && r != nil {
+		// A session store that keeps tasks too (gateway/shared's Redis)
+		// keeps them for every replica.
+		o.Store, _ = r.Store.(TaskStore)
 	}
 	m := &taskManager{g: g, opts: o, store: o.Store, shared: o.Store != nil, runs: map[string]*taskRun{}}
 	if m.store == nil {

@@ -187,6 +187,8 @@ type clientStream struct {
 	done      chan struct{}
 }
 
+var errClosed = errors.New("sse: stream closed")
+
 func (s *clientStream) setHeaders(req *http.Request) {
 	for k, v := range s.header {
 		req.Header[k] = v
@@ -202,7 +204,7 @@ func (s *clientStream) Read() (*jsonrpc.Message, error) {
 		if err != nil {
 			select {
 			case <-s.done:
-				return nil, jsonrpc.ErrClosed
+				return nil, errClosed
 			default:
 			}
 			if errors.Is(err, ssewire.ErrEventTooLarge) {
@@ -230,7 +232,7 @@ func (s *clientStream) Read() (*jsonrpc.Message, error) {
 func (s *clientStream) Write(ctx context.Context, m *jsonrpc.Message) error {
 	select {
 	case <-s.done:
-		return jsonrpc.ErrClosed
+		return errClosed
 	default:
 	}
 	body, err := jsonrpc.AppendMessage(nil, m)
@@ -250,7 +252,7 @@ func (s *clientStream) Write(ctx context.Context, m *jsonrpc.Message) error {
 	if err != nil {
 		select {
 		case <-s.done:
-			return jsonrpc.ErrClosed
+			return errClosed
 		default:
 		}
 		var ue *url.Error

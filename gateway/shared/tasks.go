@@ -1,0 +1,179 @@
+package shared
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/ferrymcp/ferry/gateway"
+)
+
+// The gateway's tasks ([gateway.TaskStore]), in encoding/json (which
+// writes a time.Duration as its nanoseconds): each task a hash (its
+// status, and its record as JSON) that expires with the task; the tasks
+// of each owner a sorted set by creation, which expires with the last of
+// them; each replica's lease a key that expires unless renewed. A task
+// record holds the owner's name (a caller's id, or the digest of a
+// session id), never a session id or a credential.
+
+func (s *Store) taskKey(id string) string { return s.prefix + "task:" + id }
+
+func (s *Store) ownerKey(owner string) string {
+	sum := sha256.Sum256([]byte(owner))
+	return s.prefix + "tasks:" + hex.EncodeToString(sum[:16])
+}
+
+func (s *Store) leaseKey(replica string) string { return s.prefix + "replica:" + replica }
+
+// CreateTask implements [gateway.TaskStore]: one round trip.
+func (s *Store) CreateTask(ctx context.Context, t *gateway.TaskRecord) error {
+	data, err := json.Marshal(t)
+	if err != nil {
+		return err
+	}
+	expires := t.Expires()
+	_, err = s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		key := s.taskKey(t.ID)
+		p.HSet(ctx, key, "status", t.Status, "data", data)
+		p.PExpireAt(ctx, key, expires)
+		if t.Owner != "" {
+			owned := s.ownerKey(t.Owner)
+			p.ZAdd(ctx, owned, redis.Z{Score: float64(t.CreatedAt.UnixNano()), Member: t.ID})
+			// The set expires with the last of its tasks: set on a new
+			// set (NX), pushed later (GT) by a task that outlives it.
+			p.Do(ctx, "PEXPIREAT", owned, expires.UnixMilli(), "NX")
+			p.Do(ctx, "PEXPIREAT", owned, expires.UnixMilli(), "GT")
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("redis: %w", err)
+	}
+	return nil
+}
+
+// updateTask replaces a task's record unless it is finished or gone,
+// keeping its expiry.
+var updateTask = redis.NewScript(`
+local s = redis.call('HGET', KEYS[1], 'status')
+if not s then return -1 end
+if s == 'completed' or s == 'failed' or s == 'cancelled' then return 0 end
+redis.call('HSET', KEYS[1], 'status', ARGV[1], 'data', ARGV[2])
+return 1`)
+
+// UpdateTask implements [gateway.TaskStore]: one round trip.
+func (s *Store) UpdateTask(ctx context.Context, t *gateway.TaskRecord) (bool, error) {
+	data, err := json.Marshal(t)
+	if err != nil {
+		return false, err
+	}
+	n, err := updateTask.Run(ctx, s.rdb, []string{s.taskKey(t.ID)}, t.Status, data).Int()
+	if err != nil {
+		return false, fmt.Errorf("redis: %w", err)
+	}
+	return n == 1, nil
+}
+
+// GetTask implements [gateway.TaskStore]: one round trip.
+func (s *Store) GetTask(ctx context.Context, id string) (*gateway.TaskRecord, error) {
+	data, err := s.rdb.HGet(ctx, s.taskKey(id), "data").Bytes()
+	if errors.Is(err, redis.Nil) {
+		return nil, gateway.ErrTaskNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("redis: %w", err)
+	}
+	t := new(gateway.TaskRecord)
+	if err := json.Unmarshal(data, t); err != nil {
+		return nil, fmt.Errorf("redis: task %s: %w", id, err)
+	}
+	return t, nil
+}
+
+// ListTasks implements [gateway.TaskStore]: two round trips. The cursor
+// is the position of the page's first task among the owner's; tasks
+// that expired meanwhile are dropped from the owner's set as they are
+// met.
+func (s *Store) ListTasks(ctx context.Context, owner, cursor string, limit int) ([]*gateway.TaskRecord, string, error) {
+	if owner == "" {
+		return nil, "", nil
+	}
+	start := int64(0)
+	if cursor != "" {
+		n, err := strconv.ParseInt(cursor, 10, 64)
+		if err != nil || n < 0 {
+			return nil, "", gateway.ErrTaskNotFound
+		}
+		start = n
+	}
+	owned := s.ownerKey(owner)
+	ids, err := s.rdb.ZRange(ctx, owned, start, start+int64(limit)).Result()
+	if err != nil {
+		return nil, "", fmt.Errorf("redis: %w", err)
+	}
+	next := ""
+	if len(ids) > limit {
+		ids, next = ids[:limit], strconv.FormatInt(start+int64(limit), 10)
+	}
+	recs, gone, err := s.tasks(ctx, ids)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(gone) > 0 {
+		s.rdb.ZRem(ctx, owned, gone...)
+	}
+	return recs, next, nil
+}
+
+// tasks reads the records of ids in one round trip, and names those
+// gone.
+func (s *Store) tasks(ctx context.Context, ids []string) ([]*gateway.TaskRecord, []any, error) {
+	cmds := make([]*redis.StringCmd, len(ids))
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, id := range ids {
+			cmds[i] = p.HGet(ctx, s.taskKey(id), "data")
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, nil, fmt.Errorf("redis: %w", err)
+	}
+	var recs []*gateway.TaskRecord
+	var gone []any
+	for i, c := range cmds {
+		t := new(gateway.TaskRecord)
+		data, err := c.Bytes()
+		if err != nil || json.Unmarshal(data, t) != nil {
+			gone = append(gone, ids[i])
+			continue
+		}
+		recs = append(recs, t)
+	}
+	return recs, gone, nil
+}
+
+// Beat implements [gateway.TaskStore].
+func (s *Store) Beat(ctx context.Context, replica string, ttl time.Duration) error {
+	if err := s.rdb.Set(ctx, s.leaseKey(replica), "1", ttl).Err(); err != nil {
+		return fmt.Errorf("redis: %w", err)
+	}
+	return nil
+}
+
+// Alive implements [gateway.TaskStore].
+func (s *Store) Alive(ctx context.Context, replica string) (bool, error) {
+	n, err := s.rdb.Exists(ctx, s.leaseKey(replica)).Result()
+	if err != nil {
+		return false, fmt.Errorf("redis: %w", err)
+	}
+	return n == 1, nil
+}
+
+var _ gateway.TaskStore = (*Store)(nil)

@@ -1,0 +1,218 @@
+package shared
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ferrymcp/ferry/client"
+	"github.com/ferrymcp/ferry/config"
+	"github.com/ferrymcp/ferry/gateway"
+	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/server"
+	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
+)
+
+// Every key of a task expires; a finished task never changes; an owner's
+// tasks are listed by page; a lease lapses unless renewed.
+func TestTaskStoreInRedis(t *testing.T) {
+	url, _ := redisServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s := open(t, url)
+	now := time.Now().UTC()
+	for i := range 3 {
+		rec := &gateway.TaskRecord{ID: fmt.Sprint("t", i), Owner: "caller:alice", Server: "up", Tool: "slow", Replica: "r1",
+			Status: protocol.TaskWorking, CreatedAt: now.Add(time.Duration(i) * time.Millisecond), UpdatedAt: now,
+			TTL: time.Minute, PollInterval: time.Second}
+		if err := s.CreateTask(ctx, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, k := range []string{s.taskKey("t0"), s.ownerKey("caller:alice")} {
+		if ttl := s.rdb.PTTL(ctx, k).Val(); ttl <= 0 || ttl > time.Minute+time.Second {
+			t.Errorf("%s expires in %v", k, ttl)
+		}
+	}
+	got, err := s.GetTask(ctx, "t0")
+	if err != nil || got.Status != protocol.TaskWorking || got.TTL != time.Minute || !got.CreatedAt.Equal(now) {
+		t.Fatalf("GetTask: %+v, %v", got, err)
+	}
+	done := *got
+	done.Status, done.Result = protocol.TaskCompleted, []byte(`{"content":[]}`)
+	if ok, err := s.UpdateTask(ctx, &done); !ok || err != nil {
+		t.Fatalf("completing: %v, %v", ok, err)
+	}
+	again := done
+	again.Status = protocol.TaskCancelled
+	if ok, err := s.UpdateTask(ctx, &again); ok || err != nil {
+		t.Errorf("a finished task changed: %v, %v", ok, err)
+	}
+	if got, _ := s.GetTask(ctx, "t0"); got.Status != protocol.TaskCompleted || string(got.Result) != `{"content":[]}` {
+		t.Errorf("after the refused change: %+v", got)
+	}
+	if ttl := s.rdb.PTTL(ctx, s.taskKey("t0")).Val(); ttl <= 0 {
+		t.Errorf("an updated task lost its expiry: %v", ttl)
+	}
+	s.rdb.Del(ctx, s.taskKey("t1")) // as if it expired
+	page, next, err := s.ListTasks(ctx, "caller:alice", "", 1)
+	if err != nil || len(page) != 1 || page[0].ID != "t0" || next == "" {
+		t.Fatalf("first page: %v, %q, %v", page, next, err)
+	}
+	page, next, err = s.ListTasks(ctx, "caller:alice", next, 5)
+	if err != nil || len(page) != 1 || page[0].ID != "t2" || next != "" {
+		t.Errorf("second page: %v, %q, %v", page, next, err)
+	}
+	if page, _, _ := s.ListTasks(ctx, "caller:bob", "", 5); len(page) != 0 {
+		t.Errorf("bob lists alice's tasks: %v", page)
+	}
+	if _, err := s.GetTask(ctx, "t1"); err != gateway.ErrTaskNotFound {
+		t.Errorf("an expired task: %v", err)
+	}
+	if err := s.Beat(ctx, "r1", 50*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if ttl := s.rdb.PTTL(ctx, s.leaseKey("r1")).Val(); ttl <= 0 || ttl > 50*time.Millisecond {
+		t.Errorf("the lease expires in %v", ttl)
+	}
+	if alive, err := s.Alive(ctx, "r1"); !alive || err != nil {
+		t.Errorf("Alive after Beat: %v, %v", alive, err)
+	}
+	if alive, err := s.Alive(ctx, "r2"); alive || err != nil {
+		t.Errorf("Alive without Beat: %v, %v", alive, err)
+	}
+}
+
+// taskServer is a remote server whose "slow" tool runs as a task.
+func taskServer(t *testing.T) *config.Server {
+	s := server.New(protocol.Implementation{Name: "up", Version: "1"}, nil)
+	server.AddTool(s, &protocol.Tool{Name: "slow", Execution: &protocol.ToolExecution{TaskSupport: protocol.TaskSupportOptional}},
+		func(ctx context.Context, req *server.Request, in struct{ Ms int }) (string, error) {
+			select {
+			case <-time.After(time.Duration(in.Ms) * time.Millisecond):
+				return fmt.Sprintf("slept %d", in.Ms), nil
+			case <-ctx.Done():
+				return "", ctx.Err()
+			}
+		})
+	h := streamablehandler.New(s, nil)
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() {
+		h.Close()
+		ts.CloseClientConnections()
+		ts.Close()
+		s.Close()
+	})
+	return &config.Server{Name: "up", Transport: config.HTTP, URL: ts.URL + "/mcp"}
+}
+
+// replicas runs n gateways for up that share the Redis at url, behind a
+// round-robin balancer, and returns its URL and the gateways.
+func replicas(t *testing.T, ctx context.Context, url string, up *config.Server, n int) (string, []*gateway.Gateway) {
+	t.Helper()
+	keys, err := open(t, url).Keys(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealer, err := gateway.NewSealer(keys...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lb := &roundRobin{}
+	var gs []*gateway.Gateway
+	for range n {
+		g, err := gateway.New([]*config.Server{up}, &gateway.Options{
+			Replicas: &gateway.ReplicaOptions{Sealer: sealer, Store: open(t, url)},
+			Tasks:    gateway.TaskOptions{PollInterval: 20 * time.Millisecond}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { g.Close(context.Background()) })
+		if err := g.Ready(ctx); err != nil {
+			t.Fatal(err)
+		}
+		lb.replicas = append(lb.replicas, g)
+		gs = append(gs, g)
+	}
+	ts := httptest.NewServer(lb)
+	t.Cleanup(ts.Close)
+	return ts.URL, gs
+}
+
+// A task made through one replica is read, and its result fetched,
+// through the other, in both eras: each request goes to the next replica.
+func TestTasksAcrossReplicas(t *testing.T) {
+	url, _ := redisServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	lbURL, _ := replicas(t, ctx, url, taskServer(t), 2)
+	for _, version := range []string{protocol.LatestLegacyVersion, protocol.Version20260728} {
+		t.Run(version, func(t *testing.T) {
+			c, err := client.Connect(ctx, &streamable.Transport{URL: lbURL + "/mcp"}, &client.Options{ProtocolVersion: version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			var id string
+			_, err = c.Call(ctx, "up__slow", map[string]int{"Ms": 200}, client.AsTask(&client.TaskOptions{Detach: true,
+				WaitOptions: client.WaitOptions{OnStatus: func(t *protocol.DetailedTask) { id = t.TaskID }}}))
+			if err != nil || id == "" {
+				t.Fatalf("made no task: %v", err)
+			}
+			for range 2 { // one on each replica
+				if st, err := c.GetTask(ctx, id); err != nil || st.Status != protocol.TaskWorking {
+					t.Fatalf("GetTask: %+v, %v", st, err)
+				}
+			}
+			for range 2 {
+				res, err := c.WaitTask(ctx, id, nil)
+				if err != nil || len(res.Content) != 1 || res.Content[0].Text != "slept 200" {
+					t.Fatalf("WaitTask: %+v, %v", res, err)
+				}
+			}
+		})
+	}
+}
+
+// A task whose replica died (its lease lapsed, the record still
+// working) is failed, saying so, by the replica that reads it; with
+// Redis gone, making a task fails at once with an error.
+func TestTaskOfDeadReplicaFails(t *testing.T) {
+	url, stop := redisServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	lbURL, _ := replicas(t, ctx, url, taskServer(t), 1)
+	s := open(t, url)
+	now := time.Now().UTC()
+	// What Redis holds once the replica that runs a task is killed.
+	dead := &gateway.TaskRecord{ID: "0123456789abcdef0123456789abcdef", Stateless: true, Server: "up", Tool: "slow",
+		Replica: "killed-replica", Status: protocol.TaskWorking, CreatedAt: now, UpdatedAt: now, TTL: time.Hour, PollInterval: time.Second}
+	if err := s.CreateTask(ctx, dead); err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.Connect(ctx, &streamable.Transport{URL: lbURL + "/mcp"}, &client.Options{ProtocolVersion: protocol.Version20260728})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	st, err := c.GetTask(ctx, dead.ID)
+	if err != nil || st.Status != protocol.TaskFailed || !strings.Contains(st.StatusMessage, "killed-replica") || !strings.Contains(st.StatusMessage, "stopped") {
+		t.Fatalf("the dead replica's task: %+v, %v", st, err)
+	}
+	if rec, _ := s.GetTask(ctx, dead.ID); rec.Status != protocol.TaskFailed {
+		t.Errorf("the record stays %s", rec.Status)
+	}
+	stop()
+	start := time.Now()
+	_, err = c.Call(ctx, "up__slow", map[string]int{"Ms": 1}, client.AsTask(nil))
+	if err == nil || !strings.Contains(err.Error(), "creating the task") {
+		t.Errorf("a task with Redis gone: %v", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("it failed after %v", d)
+	}
+}
