@@ -95,14 +95,14 @@ func cmdServe(o *cli) error {
 	if err != nil {
 		return err
 	}
-	oauth, metadata, err := identityAuth(o.files, log)
+	id, err := identityAuth(o.files, log)
 	switch {
 	case err != nil:
 		return err
-	case oauth != nil && auth != nil:
+	case id != nil && auth != nil:
 		return usageErrorf("the configuration's \"identity\" and --token-file (or FERRY_GATEWAY_TOKENS) are two ways to authenticate clients: choose one")
-	case oauth != nil:
-		auth = oauth
+	case id != nil:
+		auth = id.auth()
 		log.Info("clients must send an access token of the configuration's identity provider")
 	}
 	ln, err := net.Listen("tcp", f.addr)
@@ -144,7 +144,7 @@ func cmdServe(o *cli) error {
 		Auth:   auth,
 		Logger: log,
 	}
-	opts.Handlers = metadata // the identity provider's Protected Resource Metadata
+	opts.Handlers = id.handlers() // the Protected Resource Metadata
 	if !o.verbose {
 		opts.Host.Stderr = nil
 	}
@@ -167,6 +167,7 @@ func cmdServe(o *cli) error {
 		return err
 	}
 	defer pol.close()
+	id.stepUp(pol.access, opts)
 	bindViews, err := setupViews(o.files, opts, pol)
 	if err != nil {
 		ln.Close()

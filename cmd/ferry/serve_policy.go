@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"github.com/ferrymcp/ferry/gateway"
 	"github.com/ferrymcp/ferry/gateway/access"
 	"github.com/ferrymcp/ferry/gateway/audit"
+	"github.com/ferrymcp/ferry/host"
 	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/transport/httpserver"
 )
@@ -120,24 +122,53 @@ func (p *servePolicy) close() {
 	}
 }
 
-// identityAuth returns, for a configuration with an "identity" section,
-// the gateway as an OAuth resource server: the middleware that checks
-// every request's access token and names its caller (the token's
-// subject, claims, scopes and roles), and the Protected Resource Metadata
-// with the address it is served at. It returns nil when no file has the
-// section.
-func identityAuth(files []*config.File, log *slog.Logger) (auth func(http.Handler) http.Handler, meta map[string]http.Handler, err error) {
+// identity is the gateway as an OAuth resource server, for a
+// configuration with an "identity" section: it checks every request's
+// access token and names its caller (the token's subject, claims, scopes
+// and roles), and serves the Protected Resource Metadata clients find the
+// authorization server from. A nil *identity is no such section.
+type identity struct {
+	rs *resourceserver.Config
+}
+
+// identityAuth returns the identity of the first file with an "identity"
+// section, nil when none has one.
+func identityAuth(files []*config.File, log *slog.Logger) (*identity, error) {
 	var id config.Identity
 	from, err := config.FirstSection(files, "identity", &id)
 	if err != nil || from == nil {
-		return nil, nil, err
+		return nil, err
 	}
 	rs, err := resourceServer(&id, log)
 	if err != nil {
-		return nil, nil, config.SectionError(from.Path, "identity", err)
+		return nil, config.SectionError(from.Path, "identity", err)
 	}
-	auth = func(next http.Handler) http.Handler { return rs.Protect(authenticated(next)) }
-	return auth, map[string]http.Handler{"GET " + rs.MetadataPath(): rs.Metadata()}, nil
+	return &identity{rs}, nil
+}
+
+// auth is the gateway's Options.Auth.
+func (id *identity) auth() func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler { return id.rs.Protect(authenticated(next)) }
+}
+
+// handlers are the gateway's Options.Handlers: the metadata.
+func (id *identity) handlers() map[string]http.Handler {
+	if id == nil {
+		return nil
+	}
+	return map[string]http.Handler{"GET " + id.rs.MetadataPath(): id.rs.Metadata()}
+}
+
+// stepUp makes a call that the access rules would allow with scopes the
+// token lacks a 403 insufficient_scope naming them, for the client to
+// step up from, where the endpoint tells the tool's qualified name (see
+// access.Live.ToolScopes).
+func (id *identity) stepUp(rules *access.Live, opts *gateway.Options) {
+	if id == nil {
+		return
+	}
+	prefixed := opts.Prefix == "" || opts.Prefix == host.PrefixAlways
+	id.rs.ToolScopesFunc = rules.ToolScopes(cmp.Or(opts.Separator, host.DefaultSeparator), prefixed)
 }
 
 // resourceServer is the resource server an identity section describes.

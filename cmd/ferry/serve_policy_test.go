@@ -99,15 +99,20 @@ func TestIdentitySection(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := identityAuth([]*config.File{parseFile(t, `{"mcpServers": {}, "identity": `+tt.identity+`}`)}, nil)
+			_, err := identityAuth([]*config.File{parseFile(t, `{"mcpServers": {}, "identity": `+tt.identity+`}`)}, nil)
 			if err == nil || !strings.HasPrefix(err.Error(), tt.err) {
 				t.Fatalf("error %v, want %q", err, tt.err)
 			}
 		})
 	}
-	auth, meta, err := identityAuth([]*config.File{parseFile(t, `{"mcpServers": {}, "identity": {"issuer": "https://idp.example.com", "resource": "https://mcp.example.com/mcp"}}`)}, nil)
-	if err != nil || auth == nil || meta["GET /.well-known/oauth-protected-resource/mcp"] == nil {
-		t.Fatalf("identity: %v %v", meta, err)
+	id, err := identityAuth([]*config.File{parseFile(t, `{"mcpServers": {}, "identity": {"issuer": "https://idp.example.com", "resource": "https://mcp.example.com/mcp"}}`)}, nil)
+	if err != nil || id.auth() == nil || id.handlers()["GET /.well-known/oauth-protected-resource/mcp"] == nil {
+		t.Fatalf("identity: %v %v", id, err)
+	}
+	var none *identity
+	none.stepUp(nil, nil)
+	if none.handlers() != nil {
+		t.Fatal("no identity section, handlers")
 	}
 }
 
