@@ -23,7 +23,7 @@ import (
 )
 
 // viewSet compiles the "views" of a configuration file.
-func viewSet(t *testing.T, views string) *view.Set {
+func viewSet(t testing.TB, views string) *view.Set {
 	t.Helper()
 	f, err := config.Parse("ferry.json", []byte(`{"mcpServers": {}, "views": `+views+`}`), nil)
 	if err != nil {
