@@ -161,7 +161,7 @@ func (l *link) clientOptions(string) *client.Options {
 		},
 		ElicitationModes: []string{protocol.ElicitForm, protocol.ElicitURL},
 		Roots: func(ctx context.Context) ([]protocol.Root, error) {
-			res, err := askTyped[protocol.ListRootsResult](l, ctx, protocol.MethodListRoots, &protocol.ListRootsParams{})
+			res, err := askTyped[protocol.ListRootsResult](l, ctx, protocol.MethodListRoots, &protocol.RequestParams{})
 			if err != nil {
 				return nil, err
 			}

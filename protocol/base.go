@@ -82,6 +82,21 @@ type CacheFields struct {
 	CacheScope string `json:"cacheScope,omitempty"`
 }
 
+// RequestParams are the parameters of a request that carries nothing but
+// its _meta (the schema's RequestParams): ping, server/discover and
+// roots/list.
+type RequestParams struct {
+	Meta Meta `json:"_meta,omitempty"`
+}
+
+// NotificationParams are the parameters of a notification that carries
+// nothing but its _meta (the schema's NotificationParams):
+// notifications/initialized and the list_changed notifications of tools,
+// prompts, resources and roots.
+type NotificationParams struct {
+	Meta Meta `json:"_meta,omitempty"`
+}
+
 // PaginatedParams are the parameters of a list request.
 type PaginatedParams struct {
 	Meta   Meta   `json:"_meta,omitempty"`

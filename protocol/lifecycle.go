@@ -21,21 +21,6 @@ type InitializeResult struct {
 	Instructions    string             `json:"instructions,omitempty"`
 }
 
-// InitializedParams are the parameters of notifications/initialized.
-type InitializedParams struct {
-	Meta Meta `json:"_meta,omitempty"`
-}
-
-// PingParams are the parameters of ping (legacy).
-type PingParams struct {
-	Meta Meta `json:"_meta,omitempty"`
-}
-
-// DiscoverParams are the parameters of server/discover (2026-07-28).
-type DiscoverParams struct {
-	Meta Meta `json:"_meta,omitempty"`
-}
-
 // DiscoverResult is the result of server/discover.
 type DiscoverResult struct {
 	ResultFields

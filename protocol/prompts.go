@@ -50,9 +50,3 @@ type PromptMessage struct {
 	Role    Role    `json:"role"`
 	Content Content `json:"content"`
 }
-
-// PromptListChangedParams are the parameters of
-// notifications/prompts/list_changed.
-type PromptListChangedParams struct {
-	Meta Meta `json:"_meta,omitempty"`
-}

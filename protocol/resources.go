@@ -77,9 +77,3 @@ type ResourceUpdatedParams struct {
 	Meta Meta   `json:"_meta,omitempty"`
 	URI  string `json:"uri"`
 }
-
-// ResourceListChangedParams are the parameters of
-// notifications/resources/list_changed.
-type ResourceListChangedParams struct {
-	Meta Meta `json:"_meta,omitempty"`
-}

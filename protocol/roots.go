@@ -7,19 +7,8 @@ type Root struct {
 	Meta Meta   `json:"_meta,omitempty"`
 }
 
-// ListRootsParams are the parameters of roots/list.
-type ListRootsParams struct {
-	Meta Meta `json:"_meta,omitempty"`
-}
-
 // ListRootsResult is the client's answer to roots/list.
 type ListRootsResult struct {
 	Meta  Meta   `json:"_meta,omitempty"`
 	Roots []Root `json:"roots"`
-}
-
-// RootsListChangedParams are the parameters of
-// notifications/roots/list_changed (legacy).
-type RootsListChangedParams struct {
-	Meta Meta `json:"_meta,omitempty"`
 }

@@ -466,12 +466,12 @@ func samplesFor(rev string) []sample {
 		b.result("initialize result, empty capabilities", "InitializeResult", &InitializeResult{ProtocolVersion: rev,
 			ServerInfo: Implementation{Name: "s", Version: "0"}}, partial)
 		b.note("initialized", "InitializedNotification", NotificationInitialized, nil, partial)
-		b.note("initialized with params", "InitializedNotification", NotificationInitialized, &InitializedParams{Meta: Meta{"com.example/x": 1}}, partial)
+		b.note("initialized with params", "InitializedNotification", NotificationInitialized, &NotificationParams{Meta: Meta{"com.example/x": 1}}, partial)
 		b.req("ping", "PingRequest", MethodPing, nil, partial)
-		b.serverReq("ping from the server", "PingRequest", MethodPing, &PingParams{Meta: Meta{MetaProgressToken: 3}}, partial)
+		b.serverReq("ping from the server", "PingRequest", MethodPing, &RequestParams{Meta: Meta{MetaProgressToken: 3}}, partial)
 		b.result("empty result", "EmptyResult", &EmptyResult{}, partial)
 	} else {
-		b.req("discover", "DiscoverRequest", MethodDiscover, &DiscoverParams{Meta: b.reqMetaFull()}, full)
+		b.req("discover", "DiscoverRequest", MethodDiscover, &RequestParams{Meta: b.reqMetaFull()}, full)
 		b.result("discover result", "DiscoverResult", &DiscoverResult{ResultFields: b.res(), CacheFields: b.cache(),
 			SupportedVersions: []string{Version20260728, Version20251125}, Capabilities: b.serverCaps(), Instructions: "Use the weather tool."}, full)
 		b.result("discover result, no capabilities", "DiscoverResult", &DiscoverResult{
@@ -563,7 +563,7 @@ func samplesFor(rev string) []sample {
 				Content: []Content{TextContent(v)}, StructuredContent: jsontext.Value(v)}, partial)
 		}
 	}
-	b.note("tools list changed", "ToolListChangedNotification", NotificationToolsListChanged, &ToolListChangedParams{Meta: b.noteMeta()}, partial)
+	b.note("tools list changed", "ToolListChangedNotification", NotificationToolsListChanged, &NotificationParams{Meta: b.noteMeta()}, partial)
 	if !b.stateless() {
 		b.note("tools list changed, no params", "ToolListChangedNotification", NotificationToolsListChanged, nil, partial)
 	}
@@ -590,7 +590,7 @@ func samplesFor(rev string) []sample {
 		b.req("resources/unsubscribe", "UnsubscribeRequest", MethodResourcesUnsubscribe, &SubscribeParams{URI: "file:///project/README.md"}, partial)
 	}
 	b.note("resource updated", "ResourceUpdatedNotification", NotificationResourceUpdated, &ResourceUpdatedParams{Meta: b.noteMeta(), URI: "file:///project/README.md"}, partial)
-	b.note("resources list changed", "ResourceListChangedNotification", NotificationResourcesListChanged, &ResourceListChangedParams{Meta: b.noteMeta()}, partial)
+	b.note("resources list changed", "ResourceListChangedNotification", NotificationResourcesListChanged, &NotificationParams{Meta: b.noteMeta()}, partial)
 
 	// Prompts.
 	prompt := Prompt{Name: "code_review", Description: "Review code.", Arguments: []PromptArgument{{Name: "code", Description: "The code.", Required: true}}}
@@ -620,7 +620,7 @@ func samplesFor(rev string) []sample {
 	messages = append(messages, PromptMessage{Role: RoleAssistant, Content: TextContent("")})
 	b.result("prompts/get result", "GetPromptResult", &GetPromptResult{ResultFields: b.res(), Description: "A review.", Messages: messages}, full)
 	b.obj("prompt message", "PromptMessage", &messages[0], full)
-	b.note("prompts list changed", "PromptListChangedNotification", NotificationPromptsListChanged, &PromptListChangedParams{Meta: b.noteMeta()}, partial)
+	b.note("prompts list changed", "PromptListChangedNotification", NotificationPromptsListChanged, &NotificationParams{Meta: b.noteMeta()}, partial)
 
 	// Completion.
 	promptRef := CompleteRef{Type: RefPrompt, Name: "code_review"}
@@ -712,7 +712,7 @@ func samplesFor(rev string) []sample {
 
 	// Roots (client side).
 	b.obj("root", "Root", &b.roots().Roots[0], full)
-	rootsParams := &ListRootsParams{}
+	rootsParams := &RequestParams{}
 	if !b.stateless() {
 		rootsParams.Meta = Meta{MetaProgressToken: "roots-1"}
 	}
@@ -720,7 +720,7 @@ func samplesFor(rev string) []sample {
 	b.serverReq("roots/list, no params", "ListRootsRequest", MethodListRoots, nil, partial)
 	b.clientResult("roots/list result", "ListRootsResult", ptr(b.roots()), full)
 	if !b.stateless() {
-		b.note("roots list changed", "RootsListChangedNotification", NotificationRootsListChanged, &RootsListChangedParams{}, partial)
+		b.note("roots list changed", "RootsListChangedNotification", NotificationRootsListChanged, &NotificationParams{}, partial)
 	}
 
 	// Tasks (2025-11-25).

@@ -176,13 +176,13 @@ var counterparts = map[string]counterpart{
 	"InitializeRequest":       request(MethodInitialize, tt[InitializeParams]()),
 	"InitializeRequestParams": direct(tt[InitializeParams]()),
 	"InitializeResult":        direct(tt[InitializeResult]()),
-	"InitializedNotification": notification(NotificationInitialized, tt[InitializedParams]()),
-	"PingRequest":             request(MethodPing, tt[PingParams]()),
-	"DiscoverRequest":         request(MethodDiscover, tt[DiscoverParams]()),
+	"InitializedNotification": notification(NotificationInitialized, tt[NotificationParams]()),
+	"PingRequest":             request(MethodPing, tt[RequestParams]()),
+	"DiscoverRequest":         request(MethodDiscover, tt[RequestParams]()),
 	"DiscoverResult":          direct(tt[DiscoverResult]()),
 	"DiscoverResultResponse":  response(tt[DiscoverResult]()),
-	"RequestParams":           direct(tt[PingParams](), tt[DiscoverParams](), tt[ListRootsParams]()),
-	"NotificationParams":      direct(tt[InitializedParams](), tt[ToolListChangedParams](), tt[PromptListChangedParams](), tt[ResourceListChangedParams](), tt[RootsListChangedParams]()),
+	"RequestParams":           direct(tt[RequestParams]()),
+	"NotificationParams":      direct(tt[NotificationParams]()),
 	"CacheableResult":         direct(tt[ListToolsResult](), tt[ListPromptsResult](), tt[ListResourcesResult](), tt[ListResourceTemplatesResult](), tt[ReadResourceResult](), tt[DiscoverResult]()),
 
 	// Utilities.
@@ -214,7 +214,7 @@ var counterparts = map[string]counterpart{
 	"CallToolRequestParams":       direct(tt[CallToolParams]()),
 	"CallToolResult":              direct(tt[CallToolResult]()),
 	"CallToolResultResponse":      response(tt[CallToolResult](), tt[InputRequiredResult]()),
-	"ToolListChangedNotification": notification(NotificationToolsListChanged, tt[ToolListChangedParams]()),
+	"ToolListChangedNotification": notification(NotificationToolsListChanged, tt[NotificationParams]()),
 
 	// Resources.
 	"Resource":                            direct(tt[Resource]()),
@@ -236,7 +236,7 @@ var counterparts = map[string]counterpart{
 	"UnsubscribeRequestParams":            direct(tt[SubscribeParams]()),
 	"ResourceUpdatedNotification":         notification(NotificationResourceUpdated, tt[ResourceUpdatedParams]()),
 	"ResourceUpdatedNotificationParams":   direct(tt[ResourceUpdatedParams]()),
-	"ResourceListChangedNotification":     notification(NotificationResourcesListChanged, tt[ResourceListChangedParams]()),
+	"ResourceListChangedNotification":     notification(NotificationResourcesListChanged, tt[NotificationParams]()),
 
 	// Prompts.
 	"Prompt":                        direct(tt[Prompt]()),
@@ -249,7 +249,7 @@ var counterparts = map[string]counterpart{
 	"GetPromptRequestParams":        direct(tt[GetPromptParams]()),
 	"GetPromptResult":               direct(tt[GetPromptResult]()),
 	"GetPromptResultResponse":       response(tt[GetPromptResult](), tt[InputRequiredResult]()),
-	"PromptListChangedNotification": notification(NotificationPromptsListChanged, tt[PromptListChangedParams]()),
+	"PromptListChangedNotification": notification(NotificationPromptsListChanged, tt[NotificationParams]()),
 
 	// Completion.
 	"CompleteRequest":           request(MethodComplete, tt[CompleteParams]()),
@@ -291,9 +291,9 @@ var counterparts = map[string]counterpart{
 
 	// Roots.
 	"Root":                         direct(tt[Root]()),
-	"ListRootsRequest":             request(MethodListRoots, tt[ListRootsParams]()),
+	"ListRootsRequest":             request(MethodListRoots, tt[RequestParams]()),
 	"ListRootsResult":              direct(tt[ListRootsResult]()),
-	"RootsListChangedNotification": notification(NotificationRootsListChanged, tt[RootsListChangedParams]()),
+	"RootsListChangedNotification": notification(NotificationRootsListChanged, tt[NotificationParams]()),
 
 	// Multi round-trip requests (2026-07-28).
 	"InputRequiredResult":        direct(tt[InputRequiredResult]()),

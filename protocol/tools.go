@@ -80,9 +80,3 @@ type CallToolResult struct {
 	StructuredContent jsontext.Value `json:"structuredContent,omitzero"`
 	IsError           bool           `json:"isError,omitzero"`
 }
-
-// ToolListChangedParams are the parameters of
-// notifications/tools/list_changed.
-type ToolListChangedParams struct {
-	Meta Meta `json:"_meta,omitempty"`
-}

@@ -28,7 +28,7 @@ type Question struct {
 	// or [protocol.MethodListRoots].
 	Method string
 	// Params are the request's params: a *[protocol.ElicitParams],
-	// *[protocol.CreateMessageParams], *[protocol.ListRootsParams], raw
+	// *[protocol.CreateMessageParams], *[protocol.RequestParams], raw
 	// JSON or any value that encodes to the params object. Nil sends {}.
 	Params any
 }

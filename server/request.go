@@ -230,7 +230,7 @@ func (r *Request) CreateMessage(ctx context.Context, p *protocol.CreateMessagePa
 // [Request.Elicit] in both eras.
 func (r *Request) ListRoots(ctx context.Context) (*protocol.ListRootsResult, error) {
 	var res protocol.ListRootsResult
-	if err := r.ask(ctx, "roots", protocol.MethodListRoots, &protocol.ListRootsParams{}, &res); err != nil {
+	if err := r.ask(ctx, "roots", protocol.MethodListRoots, &protocol.RequestParams{}, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil

@@ -410,7 +410,7 @@ func addMRTRTools(s *server.Server) {
 		})
 	tool(s, "test_input_required_result_list_roots", "Asks the client for its roots (multi round-trip roots/list)", nil,
 		func(ctx context.Context, req *server.Request, args jsontext.Value) (*protocol.CallToolResult, error) {
-			raw, err := req.Ask(ctx, "client_roots", protocol.MethodListRoots, &protocol.ListRootsParams{})
+			raw, err := req.Ask(ctx, "client_roots", protocol.MethodListRoots, &protocol.RequestParams{})
 			if err != nil {
 				return nil, err
 			}
@@ -435,7 +435,7 @@ func addMRTRTools(s *server.Server) {
 						Content: protocol.SamplingContent{protocol.TextContent("Generate a greeting")}}},
 					MaxTokens: 50,
 				}},
-				server.Question{Key: "client_roots", Method: protocol.MethodListRoots, Params: &protocol.ListRootsParams{}},
+				server.Question{Key: "client_roots", Method: protocol.MethodListRoots, Params: &protocol.RequestParams{}},
 			)
 			if err != nil {
 				return nil, err
@@ -484,7 +484,7 @@ func addMRTRTools(s *server.Server) {
 				qs = append(qs, server.Question{Key: "user_name", Method: protocol.MethodElicit, Params: elicitName("What is your name?")})
 			}
 			if caps.Roots != nil {
-				qs = append(qs, server.Question{Key: "client_roots", Method: protocol.MethodListRoots, Params: &protocol.ListRootsParams{}})
+				qs = append(qs, server.Question{Key: "client_roots", Method: protocol.MethodListRoots, Params: &protocol.RequestParams{}})
 			}
 			if len(qs) == 0 {
 				return text("The client declared no capability to ask anything of."), nil
