@@ -27,13 +27,13 @@ import (
 	"github.com/ferrymcp/ferry/transport/streamable"
 )
 
-// cluster is a redis-server, replicas of ferry serve sharing it, and an
-// HAProxy balancing round-robin over them.
+// cluster is a redis-server, replicas of ferry serve sharing it, and a
+// balancer (HAProxy or nginx) spreading requests over them.
 type cluster struct {
 	sock     string      // Redis's unix socket
 	replicas []*exec.Cmd // ferry serve
 	urls     []string    // where each replica listens
-	lb       string      // HAProxy's URL
+	lb       string      // the balancer's URL
 	stats    string      // HAProxy's statistics, CSV
 }
 
@@ -42,7 +42,26 @@ type cluster struct {
 // them all up.
 func startCluster(t *testing.T, n int, extra ...string) *cluster {
 	t.Helper()
-	needBinaries(t, "redis-server", "redis-cli", "haproxy")
+	needBinaries(t, "haproxy")
+	c := startReplicas(t, n, extra...)
+	dir := t.TempDir()
+	port, statsPort := freePort(t), freePort(t)
+	hcfg := filepath.Join(dir, "haproxy.cfg")
+	if err := os.WriteFile(hcfg, []byte(haproxyConfig(port, statsPort, c.urls)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	daemon(t, exec.Command("haproxy", "-db", "-f", hcfg))
+	c.lb = fmt.Sprintf("http://127.0.0.1:%d", port)
+	c.stats = fmt.Sprintf("http://127.0.0.1:%d/stats;csv", statsPort)
+	waitFor(t, "HAProxy to see every replica ready", func() bool { return c.up() == n })
+	return c
+}
+
+// startReplicas starts a redis-server and n replicas sharing it, serving
+// the example server, each with the extra arguments.
+func startReplicas(t *testing.T, n int, extra ...string) *cluster {
+	t.Helper()
+	needBinaries(t, "redis-server", "redis-cli")
 	bin := ferryBinary(t)
 	dir := t.TempDir()
 	c := &cluster{sock: filepath.Join(dir, "redis.sock")}
@@ -58,15 +77,6 @@ func startCluster(t *testing.T, n int, extra ...string) *cluster {
 		cmd, url := replica(t, bin, cfg, "unix://"+c.sock, extra...)
 		c.replicas, c.urls = append(c.replicas, cmd), append(c.urls, url)
 	}
-	port, statsPort := freePort(t), freePort(t)
-	hcfg := filepath.Join(dir, "haproxy.cfg")
-	if err := os.WriteFile(hcfg, []byte(haproxyConfig(port, statsPort, c.urls)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	daemon(t, exec.Command("haproxy", "-db", "-f", hcfg))
-	c.lb = fmt.Sprintf("http://127.0.0.1:%d", port)
-	c.stats = fmt.Sprintf("http://127.0.0.1:%d/stats;csv", statsPort)
-	waitFor(t, "HAProxy to see every replica ready", func() bool { return c.up() == n })
 	return c
 }
 

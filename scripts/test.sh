@@ -41,17 +41,17 @@ go mod download
 # are tested against: a module of its own, outside the workspace.
 (cd interop/otelcol && GOWORK=off go mod download)
 
-step "Debian packages (tmux for the terminal tests; Redis and HAProxy for the replicas')"
+step "Debian packages (tmux for the terminal tests; Redis, HAProxy and nginx for the replicas')"
 # Installed when missing and this is root with apt (CI is); elsewhere the
 # tests that need them say so and skip.
 debs=
-for d in tmux redis-server haproxy; do # each package's command has its name
+for d in tmux redis-server haproxy nginx; do # each package's command has its name
 	command -v "$d" >/dev/null || debs="$debs $d"
 done
 if [ -n "$debs" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $debs >/dev/null
 fi
-for b in tmux redis-server haproxy; do
+for b in tmux redis-server haproxy nginx; do
 	printf '%s: %s\n' "$b" "$(command -v "$b" || echo 'missing: its tests skip')"
 done
 
