@@ -19,6 +19,7 @@ import (
 	"github.com/ferrymcp/ferry/gateway"
 	"github.com/ferrymcp/ferry/gateway/access"
 	"github.com/ferrymcp/ferry/gateway/audit"
+	"github.com/ferrymcp/ferry/gateway/view"
 	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
@@ -99,9 +100,15 @@ var rules = &config.Access{Rules: []config.AccessRule{
 
 func startGateway(t *testing.T, live *access.Live, log *audit.Log) string {
 	t.Helper()
+	views, err := view.New([]*config.View{{Name: "ops", Tools: []config.ViewItem{
+		{From: "a__read", Name: "lookup"}, {From: "b__read"}, {From: "a__write", Name: "save"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	g, err := gateway.New([]*config.Server{upstream(t, "a"), upstream(t, "b")}, &gateway.Options{
 		Auth:       headerAuth,
 		Middleware: []intercept.Middleware{log.Middleware(nil), live.Middleware()},
+		Views:      views,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -246,5 +253,42 @@ func TestLiveSwap(t *testing.T) {
 	recs := buf.records(t)
 	if len(recs) != 1 || string(recs[0].Arguments) != `{"a":"x","z":1}` {
 		t.Fatalf("records %+v: want the canonical arguments when asked for", recs)
+	}
+}
+
+// Through a view, a tool is decided by its server's name (SERVER__TOOL)
+// and by its name in the view (VIEW:NAME), and audited with both.
+func TestMiddlewareOnAView(t *testing.T) {
+	var buf syncBuffer
+	p, err := access.Compile(&config.Access{Rules: []config.AccessRule{
+		{Description: "support reads", Allow: &config.Condition{Roles: []string{"support"}}, Tools: []string{"*__read"}},
+		{Description: "ops saves", Allow: &config.Condition{Roles: []string{"ops"}}, Tools: []string{"ops:save"}},
+		{Description: "not b through ops", Deny: &config.Condition{}, Tools: []string{"b__*"}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := startGateway(t, access.NewLive(p), audit.NewLog(&buf, false))
+	ctx := context.Background()
+	support := connect(t, url+"/views/ops/mcp", protocol.Version20260728, "sam", "support", "")
+	ops := connect(t, url+"/views/ops/mcp", protocol.LatestLegacyVersion, "olga", "ops", "")
+	if got := toolNames(t, support); !slices.Equal(got, []string{"lookup"}) {
+		t.Errorf("support sees %v in the view, want lookup (a__read; b__read denied)", got)
+	}
+	if got := toolNames(t, ops); !slices.Equal(got, []string{"save"}) {
+		t.Errorf("ops sees %v in the view, want save", got)
+	}
+	if _, err := ops.Call(ctx, "save", msg{"m"}); err != nil {
+		t.Fatalf("ops save: %v", err)
+	}
+	_, err = support.Call(ctx, "b__read", msg{"m"})
+	var rpc *jsonrpc.Error
+	if !errors.As(err, &rpc) || !strings.Contains(rpc.Message, "access rule 2 (not b through ops)") {
+		t.Fatalf("support's b__read through the view: %v", err)
+	}
+	recs := buf.records(t)
+	if len(recs) != 2 || recs[0].View != "ops" || recs[0].Server != "a" || recs[0].Name != "save" || recs[0].Tool != "write" || recs[0].Outcome != "ok" ||
+		recs[1].Outcome != "refused" || recs[1].Server != "b" {
+		t.Fatalf("records %+v", recs)
 	}
 }
