@@ -99,7 +99,7 @@ func benchToolsCall(b *testing.B, upstream, exe string, conc, size int, observed
 	for range conc {
 		wg.Go(func() {
 			for next.Add(1) <= int64(b.N) {
-				// Borrowed, as the harness's client reads its answers: the
+				// Lent, as the harness's client reads its answers: the
 				// memory of one serves the next, and what is allocated
 				// is the gateway's.
 				var release func()

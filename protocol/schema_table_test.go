@@ -334,7 +334,6 @@ var counterparts = map[string]counterpart{
 // goOnlyTypes are exported protocol struct types that no schema definition
 // reaches (as counterpart, embedded struct or member type), with the reason.
 var goOnlyTypes = map[string]string{
-	"MetaCache": "a decoder of _meta objects, not a wire type",
 	// The tasks extension (io.modelcontextprotocol/tasks) is specified
 	// outside the core schema, in the ext-tasks repository.
 	"DetailedTask":     "the tasks extension's Task shapes, not in the core schema",
