@@ -15,6 +15,7 @@ import (
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
+	"github.com/ferrymcp/ferry/transport/sse"
 	"github.com/ferrymcp/ferry/transport/streamable"
 	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
@@ -237,4 +238,23 @@ func TestTaskBoundToSession(t *testing.T) {
 		t.Errorf("another session lists: %+v, %v", res, err)
 	}
 	a.CancelTask(ctx, id)
+}
+
+// Tasks go through the HTTP+SSE endpoints too, for a 2025-11-25 client.
+func TestTasksOverSSE(t *testing.T) {
+	up, _ := taskUpstream(t, "u", false)
+	_, url := start(t, []*config.Server{up}, &Options{Tasks: TaskOptions{PollInterval: 20 * time.Millisecond}})
+	for _, ep := range []struct{ path, tool string }{{"/sse", "u__slow"}, {"/servers/u/sse", "slow"}} {
+		ctx := ctxT(t)
+		c, err := client.Connect(ctx, &sse.Transport{URL: url + ep.path}, &client.Options{ProtocolVersion: protocol.LatestLegacyVersion})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		id := detach(t, ctx, c, ep.tool, 10)
+		if got := text(t)(c.WaitTask(ctx, id, nil)); got != "slept 10 on u" {
+			t.Errorf("%s: %q", ep.path, got)
+		}
+		checkList(t, ctx, c, "legacy", id)
+	}
 }
