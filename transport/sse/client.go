@@ -187,8 +187,6 @@ type clientStream struct {
 	done      chan struct{}
 }
 
-var errClosed = errors.New("sse: stream closed")
-
 func (s *clientStream) setHeaders(req *http.Request) {
 	for k, v := range s.header {
 		req.Header[k] = v
@@ -204,7 +202,7 @@ func (s *clientStream) Read() (*jsonrpc.Message, error) {
 		if err != nil {
 			select {
 			case <-s.done:
-				return nil, errClosed
+				return nil, jsonrpc.ErrClosed
 			default:
 			}
 			if errors.Is(err, ssewire.ErrEventTooLarge) {
@@ -232,7 +230,7 @@ func (s *clientStream) Read() (*jsonrpc.Message, error) {
 func (s *clientStream) Write(ctx context.Context, m *jsonrpc.Message) error {
 	select {
 	case <-s.done:
-		return errClosed
+		return jsonrpc.ErrClosed
 	default:
 	}
 	body, err := jsonrpc.AppendMessage(nil, m)
@@ -252,7 +250,7 @@ func (s *clientStream) Write(ctx context.Context, m *jsonrpc.Message) error {
 	if err != nil {
 		select {
 		case <-s.done:
-			return errClosed
+			return jsonrpc.ErrClosed
 		default:
 		}
 		var ue *url.Error

@@ -191,11 +191,11 @@ func TestWriteErrors(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 	stream.Close()
-	if err := stream.Write(t.Context(), &jsonrpc.Message{Method: "x"}); err == nil {
-		t.Error("write after close succeeded")
+	if err := stream.Write(t.Context(), &jsonrpc.Message{Method: "x"}); !errors.Is(err, jsonrpc.ErrClosed) {
+		t.Errorf("write after close: %v, want jsonrpc.ErrClosed", err)
 	}
-	if _, err := stream.Read(); err == nil || err == io.EOF {
-		t.Errorf("read after close: %v", err)
+	if _, err := stream.Read(); !errors.Is(err, jsonrpc.ErrClosed) {
+		t.Errorf("read after close: %v, want jsonrpc.ErrClosed", err)
 	}
 }
 

@@ -175,7 +175,7 @@ func (cs *clientStream) Read() (*jsonrpc.Message, error) {
 	case m := <-cs.in:
 		return m, nil
 	case <-cs.closed:
-		return nil, io.EOF
+		return nil, jsonrpc.ErrClosed
 	}
 }
 
@@ -281,6 +281,11 @@ func (cs *clientStream) Request(ctx context.Context, m *jsonrpc.Message) (*jsonr
 }
 
 func (cs *clientStream) Write(ctx context.Context, m *jsonrpc.Message) error {
+	select {
+	case <-cs.closed:
+		return jsonrpc.ErrClosed
+	default:
+	}
 	cs.mu.Lock()
 	fb := cs.fallback
 	cs.mu.Unlock()
