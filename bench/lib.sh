@@ -136,25 +136,35 @@ client() {
 # finish TITLE EXTRA_MD: the report, the chart and the machine, under
 # bench/results/DATE-HOST-RUN_ID.{jsonl,md,svg}.
 finish() {
-	local title=$1 extra=${2:-} host dest
-	host=$(hostname -s 2>/dev/null || echo host)
-	dest="$root/bench/results/$(date -u +%Y-%m-%d)-$BENCH_NAME-$host-$RUN_ID"
-	mkdir -p "$root/bench/results"
+	local title=$1 extra=${2:-} dest
+	dest=$(result_path)
 	cp "$OUT" "$dest.jsonl"
 	"$work/bin/loadgen" chart -title "$title ($RUN_ID)" -o "$dest.svg" "$dest.jsonl"
 	{
 		"$work/bin/loadgen" report -title "$title ($RUN_ID)" "$dest.jsonl"
 		[ -z "$extra" ] || printf '\n%s\n' "$extra"
-		echo
-		echo "## Machine and run"
-		echo
-		echo "- $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs); $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
-		echo "- load average before the run: $LOAD_BEFORE; after: $(cut -d' ' -f1-3 /proc/loadavg)"
-		echo "- $(go version | awk '{print $3}'); Node $("$node" --version)"
-		echo "- ferry commit $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- . ':!bench/results' || echo ' (with local changes)')"
+		machine_md
 		echo "- phases: warm-up $WARMUP + timed $DURATION; cold-start spawns $((COLD + 1)); open loop ${OPEN:-0} of the closed-loop rate; whole run $(($(date +%s) - T_START)) s"
 		echo "- command: \`$(basename "$0")\` with DURATION=$DURATION WARMUP=$WARMUP COLD=$COLD OPEN=${OPEN:-0}${ONLY:+ ONLY=$ONLY}"
 	} >"$dest.md"
 	[ -z "${KEEP:-}" ] || say "scratch folder kept: $work (log: $LOG)"
 	say "report in ${dest#"$root"/}.md (and .jsonl, .svg)"
+}
+
+# result_path: bench/results/DATE-NAME-HOST-RUN_ID, without the extension.
+result_path() {
+	mkdir -p "$root/bench/results"
+	echo "$root/bench/results/$(date -u +%Y-%m-%d)-$BENCH_NAME-$(hostname -s 2>/dev/null || echo host)-$RUN_ID"
+}
+
+# machine_md: the "Machine and run" section of a report: the machine, its
+# load, the toolchains and the commit measured.
+machine_md() {
+	echo
+	echo "## Machine and run"
+	echo
+	echo "- $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs); $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
+	echo "- load average before the run: $LOAD_BEFORE; after: $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "- $(go version | awk '{print $3}')${node:+; Node $("$node" --version)}"
+	echo "- ferry commit $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- . ':!bench/results' || echo ' (with local changes)')"
 }

@@ -3,9 +3,13 @@
 // port, opens N Streamable HTTP sessions (initialize, then
 // notifications/initialized, each session then left alone, without a GET
 // stream), and reports the resident memory of the ferry serve process
-// before and after, per session. scripts/bench-gateway.sh runs it.
+// before and after, per session. scripts/bench-gateway.sh runs it. With
+// -url it opens the sessions there instead (replicas behind a balancer,
+// started by scripts/bench-scale.sh) and reports the memory of each
+// process of -pids.
 //
 //	idle-sessions -ferry bin/ferry -echo bin/ferry-server-stdio -n 10000
+//	idle-sessions -url http://127.0.0.1:8080 -pids 1234,1235 -n 10000
 package main
 
 import (
@@ -30,45 +34,32 @@ func main() {
 	echo := flag.String("echo", "bin/ferry-server-stdio", "the stdio server behind it")
 	n := flag.Int("n", 10000, "sessions to open")
 	workers := flag.Int("workers", 8, "sessions opened at once")
+	url := flag.String("url", "", "open the sessions at this base URL (http://HOST:PORT) instead of starting ferry serve")
+	pidList := flag.String("pids", "", "with -url: the processes whose memory to report, comma-separated")
 	flag.Parse()
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		log.Fatal(err)
+	base, pids := *url, []int{}
+	if base == "" {
+		pid, addr, stop := startFerry(*ferry, *echo, *n)
+		defer stop()
+		base, pids = "http://"+addr, []int{pid}
 	}
-	addr := ln.Addr().String()
-	ln.Close()
-	cmd := exec.Command(*ferry, "serve", "--prefix", "never", "--no-metrics", "--addr", addr,
-		"--max-sessions", strconv.Itoa(2**n), "--", *echo)
-	cmd.Stderr = io.Discard
-	if err := cmd.Start(); err != nil {
-		log.Fatal(err)
-	}
-	defer func() {
-		cmd.Process.Signal(os.Interrupt)
-		cmd.Wait()
-	}()
-	base := "http://" + addr
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		resp, err := http.Get(base + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				break
-			}
+	for p := range strings.SplitSeq(*pidList, ",") {
+		if pid, err := strconv.Atoi(strings.TrimSpace(p)); err == nil {
+			pids = append(pids, pid)
 		}
-		if time.Now().After(deadline) {
-			log.Fatal("ferry serve did not get ready")
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
+	if len(pids) == 0 {
+		log.Fatal("-url needs -pids")
+	}
+	waitReady(base)
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *workers}}
 	// One session first, so that what every session shares is allocated.
 	if err := open(hc, base); err != nil {
 		log.Fatal(err)
 	}
 	time.Sleep(time.Second)
-	before := rss(cmd.Process.Pid)
+	before := rssOf(pids)
 	start := time.Now()
 	var next, failed atomic.Int64
 	var wg sync.WaitGroup
@@ -86,12 +77,56 @@ func main() {
 	wg.Wait()
 	took := time.Since(start)
 	time.Sleep(2 * time.Second)
-	after := rss(cmd.Process.Pid)
+	after := rssOf(pids)
 	opened := int64(*n) - failed.Load()
 	fmt.Printf("- %d idle legacy sessions opened in %v (%d failed)\n", opened, took.Round(time.Millisecond), failed.Load())
-	fmt.Printf("- ferry serve resident memory: %.1f MiB with one session, %.1f MiB with %d more\n", float64(before)/1024, float64(after)/1024, opened)
-	if opened > 0 {
-		fmt.Printf("- per idle session: %.1f KiB\n", float64(after-before)/float64(opened))
+	what, indent := "ferry serve", ""
+	for i, pid := range pids {
+		if len(pids) > 1 {
+			what, indent = fmt.Sprintf("process %d of %d (pid %d)", i+1, len(pids), pid), "  "
+		}
+		fmt.Printf("- %s resident memory: %.1f MiB with one session, %.1f MiB with %d more\n", what, float64(before[i])/1024, float64(after[i])/1024, opened)
+		if opened > 0 {
+			fmt.Printf("%s- per idle session: %.1f KiB\n", indent, float64(after[i]-before[i])/float64(opened))
+		}
+	}
+}
+
+// startFerry starts `ferry serve -- ECHO` on a free loopback port, bound
+// to 2n sessions, and returns its pid, its address and how to stop it.
+func startFerry(ferry, echo string, n int) (int, string, func()) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := exec.Command(ferry, "serve", "--prefix", "never", "--no-metrics", "--addr", addr,
+		"--max-sessions", strconv.Itoa(2*n), "--", echo)
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		log.Fatal(err)
+	}
+	return cmd.Process.Pid, addr, func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	}
+}
+
+// waitReady waits up to 30 s for base's /readyz to answer 200.
+func waitReady(base string) {
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		resp, err := http.Get(base + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			log.Fatal(base + " did not get ready")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -126,6 +161,15 @@ func open(hc *http.Client, base string) error {
 		return fmt.Errorf("initialized: %s", resp.Status)
 	}
 	return nil
+}
+
+// rssOf returns the resident memory of each process in KiB.
+func rssOf(pids []int) []int64 {
+	out := make([]int64, len(pids))
+	for i, p := range pids {
+		out[i] = rss(p)
+	}
+	return out
 }
 
 // rss returns the resident memory of a process in KiB.

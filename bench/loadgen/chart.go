@@ -49,9 +49,9 @@ var palette = []string{"#e15759", "#59a14f", "#f28e2b", "#b07aa1", "#76b7b2", "#
 
 func colour(impl string, others map[string]string) string {
 	switch impl {
-	case "ferry", "ferry-serve":
+	case "ferry", "ferry-serve", "2-replicas-haproxy":
 		return "#1f5fbf"
-	case "raw", "ferry-http", "bound":
+	case "raw", "ferry-http", "bound", "1-replica":
 		return "#9a9a9a"
 	}
 	if c, ok := others[impl]; ok {

@@ -9,6 +9,8 @@
 //	loadgen run -impl NAME -url http://127.0.0.1:9000/mcp -server-pid 1234
 //	loadgen report [-title T] FILE.jsonl...
 //	loadgen chart -o FILE.svg FILE.jsonl...
+//	loadgen soak -url http://127.0.0.1:8080/mcp -clients 500 -duration 30m -sample-cmd "CMD" -out FILE.jsonl
+//	loadgen soak-report FILE.jsonl
 //	loadgen quiet [-max-wait 5s] [-below 10]
 //	loadgen freeport
 package main
@@ -20,7 +22,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: loadgen run|report|chart|quiet|freeport [flags]")
+		fmt.Fprintln(os.Stderr, "usage: loadgen run|report|chart|soak|soak-report|quiet|freeport [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -31,6 +33,10 @@ func main() {
 		err = reportCmd(args)
 	case "chart":
 		err = chartCmd(args)
+	case "soak":
+		err = soakCmd(args)
+	case "soak-report":
+		err = soakReportCmd(args)
 	case "quiet":
 		err = quietCmd(args)
 	case "freeport":
@@ -39,7 +45,7 @@ func main() {
 			fmt.Println(port)
 		}
 	default:
-		err = fmt.Errorf("unknown command %q: run, report, chart or quiet", os.Args[1])
+		err = fmt.Errorf("unknown command %q: run, report, chart, soak, soak-report, quiet or freeport", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "loadgen:", err)

@@ -15,7 +15,7 @@ import (
 
 // The order of the report: suites, eras, transports, cells.
 var (
-	suites     = []string{"servers", "clients", "gateway"}
+	suites     = []string{"servers", "clients", "gateway", "scale"}
 	eras       = []string{"legacy", "2026-07-28"}
 	transports = []string{"stdio", "http"}
 	cells      = []cell{{1, "small"}, {16, "small"}, {1, "large"}, {16, "large"}}
@@ -117,7 +117,7 @@ func parseCeilings(s string) ceilings {
 	return c
 }
 
-const defaultCeilings = "servers=raw,clients=raw,gateway=ferry-http"
+const defaultCeilings = "servers=raw,clients=raw,gateway=ferry-http,scale=1-replica"
 
 func reportCmd(args []string) error {
 	fs := flag.NewFlagSet("loadgen report", flag.ExitOnError)
@@ -155,6 +155,7 @@ var suiteTitle = map[string]string{
 	"servers": "Servers, driven by loadgen",
 	"clients": "Clients, each driving the raw server",
 	"gateway": "Gateways over Streamable HTTP",
+	"scale":   "Replicas of ferry serve sharing Redis, over Streamable HTTP",
 }
 
 func table(w io.Writer, t results, suite, era, tr, ceiling string) {
