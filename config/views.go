@@ -19,7 +19,7 @@ import (
 //	"views": {
 //	  "support": {
 //	    "tools": {
-//	      "github__search_issues": {"name": "search", "description": "Search our tickets",
+//	      "github__search_issues": {"name": "search", "title": "Search tickets", "description": "Search our tickets",
 //	                                "fixed": {"repo": "acme/support"}},
 //	      "slack__post_message": {}
 //	    },
@@ -46,9 +46,10 @@ type ViewItem struct {
 	// From names the item as the aggregated endpoint does: SERVER__TOOL
 	// for a tool or a prompt, the URI or URI template of a resource.
 	From string
-	// Name and Description, when set, replace the item's own in the view
-	// (a resource keeps its URI).
+	// Name, Title and Description, when set, replace the item's own in
+	// the view (a resource keeps its URI).
 	Name        string
+	Title       string
 	Description string
 	// Fixed are arguments of a tool or prompt that the view sets on every
 	// call and hides from its clients (a prompt's are strings). A string
@@ -244,14 +245,16 @@ func (r *viewReader) item(at []string, raw jsontext.Value, named bool, it *ViewI
 			if named && it.Name != "" && !ValidViewName(it.Name) {
 				r.fail(path, errors.New("a name is 1 to 128 of A-Z, a-z, 0-9, dot, _ and -"))
 			}
+		case m.name == "title":
+			it.Title = r.str(path, m.value)
 		case m.name == "description":
 			it.Description = r.str(path, m.value)
 		case m.name == "fixed" && named:
 			it.Fixed = r.fixed(path, m.value, at[len(at)-2] == "prompts")
 		default:
-			known := `"name" and "description"`
+			known := `"name", "title" and "description"`
 			if named {
-				known = `"name", "description" and "fixed"`
+				known = `"name", "title", "description" and "fixed"`
 			}
 			r.fail(path, fmt.Errorf("unknown member: an item of %s has %s", at[len(at)-2], known))
 		}

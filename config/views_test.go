@@ -10,7 +10,7 @@ func TestReadViews(t *testing.T) {
 		"views": {
 			"support": {
 				"tools": {
-					"github__search_issues": {"name": "search", "description": "Search tickets", "fixed": {"repo": "${REPO}", "limit": 5},},
+					"github__search_issues": {"name": "search", "title": "Search", "description": "Search tickets", "fixed": {"repo": "${REPO}", "limit": 5},},
 					"slack__post": {},
 					"everything__echo": null
 				},
@@ -46,7 +46,7 @@ func TestReadViews(t *testing.T) {
 		t.Errorf("tools in the file's order: got %s", got)
 	}
 	search := v.Tools[0]
-	if search.Shown() != "search" || search.Description != "Search tickets" ||
+	if search.Shown() != "search" || search.Title != "Search" || search.Description != "Search tickets" ||
 		string(search.Fixed["repo"]) != `"acme/support"` || string(search.Fixed["limit"]) != "5" {
 		t.Errorf("search: %+v %s %s", search, search.Fixed["repo"], search.Fixed["limit"])
 	}
@@ -70,8 +70,8 @@ func TestReadViewsErrors(t *testing.T) {
 		{"view not an object", `{"v": 1}`, `f.json: views.v: must be an object, not a number`},
 		{"bad view name", `{"a/b": {}}`, `f.json: views["a/b"]: a view's name is 1 to 128 of A-Z, a-z, 0-9, _, - and . (it is part of the view's URL)`},
 		{"unknown kind", `{"v": {"tool": {}}}`, `f.json: views.v.tool: unknown member: a view has "tools", "prompts" and "resources"`},
-		{"unknown item member", `{"v": {"tools": {"a__x": {"fixd": {}}}}}`, `f.json: views.v.tools.a__x.fixd: unknown member: an item of tools has "name", "description" and "fixed"`},
-		{"fixed on a resource", `{"v": {"resources": {"file:///a": {"fixed": {}}}}}`, `f.json: views.v.resources["file:///a"].fixed: unknown member: an item of resources has "name" and "description"`},
+		{"unknown item member", `{"v": {"tools": {"a__x": {"fixd": {}}}}}`, `f.json: views.v.tools.a__x.fixd: unknown member: an item of tools has "name", "title", "description" and "fixed"`},
+		{"fixed on a resource", `{"v": {"resources": {"file:///a": {"fixed": {}}}}}`, `f.json: views.v.resources["file:///a"].fixed: unknown member: an item of resources has "name", "title" and "description"`},
 		{"item not an object", `{"v": {"tools": {"a__x": "search"}}}`, `f.json: views.v.tools.a__x: must be an object, not a string`},
 		{"bad tool name", `{"v": {"tools": {"a__x": {"name": "two words"}}}}`, `f.json: views.v.tools.a__x.name: a name is 1 to 128 of A-Z, a-z, 0-9, dot, _ and -`},
 		{"name not a string", `{"v": {"tools": {"a__x": {"description": 3}}}}`, `f.json: views.v.tools.a__x.description: must be a string, not a number`},

@@ -90,9 +90,10 @@ type Item struct {
 	// Original names it on the gateway's aggregated endpoint: SERVER__TOOL
 	// for a tool or prompt, a URI or URI template for a resource.
 	Original string
-	// Name is what the view calls it; Description, when not empty,
-	// replaces its own.
+	// Name is what the view calls it; Title and Description, when not
+	// empty, replace its own.
 	Name        string
+	Title       string
 	Description string
 	// fixed are the arguments set on every call, by name; fixedNames the
 	// names in order.
@@ -118,7 +119,7 @@ func compile(cv *config.View) (*View, error) {
 		return nil, err
 	}
 	for _, ci := range cv.Resources {
-		it := &Item{Original: ci.From, Name: ci.Name, Description: ci.Description}
+		it := &Item{Original: ci.From, Name: ci.Name, Title: ci.Title, Description: ci.Description}
 		if !strings.Contains(ci.From, "{") {
 			v.resources[ci.From] = it
 			v.resOrder = append(v.resOrder, ci.From)
@@ -135,7 +136,7 @@ func compile(cv *config.View) (*View, error) {
 func compileTable(view, kind string, items []config.ViewItem) (table, error) {
 	t := table{byName: map[string]*Item{}, byOriginal: map[string]*Item{}}
 	for _, ci := range items {
-		it := &Item{Original: ci.From, Name: ci.Shown(), Description: ci.Description, fixed: ci.Fixed}
+		it := &Item{Original: ci.From, Name: ci.Shown(), Title: ci.Title, Description: ci.Description, fixed: ci.Fixed}
 		it.fixedNames = slices.Sorted(maps.Keys(ci.Fixed))
 		if other := t.byName[it.Name]; other != nil {
 			return table{}, fmt.Errorf("views.%s.%s: %q and %q are both named %q in the view", view, kind, other.Original, it.Original, it.Name)
@@ -166,8 +167,11 @@ func (v *View) Prompt(name string) *Item { return v.prompts.byName[name] }
 func (v *View) Tools(all []protocol.Tool) []protocol.Tool {
 	return pick(v.tools, all, func(t *protocol.Tool) string { return t.Name }, func(it *Item, t protocol.Tool) protocol.Tool {
 		t.Name = it.Name
-		if it.Description != "" {
-			t.Description = it.Description
+		t.Title, t.Description = it.override(t.Title, t.Description)
+		if t.Annotations != nil && it.Title != "" {
+			a := *t.Annotations // shared with the aggregated list
+			a.Title = it.Title
+			t.Annotations = &a
 		}
 		if len(it.fixed) > 0 {
 			t.InputSchema = hideProperties(t.InputSchema, it.fixed)
@@ -181,9 +185,7 @@ func (v *View) Tools(all []protocol.Tool) []protocol.Tool {
 func (v *View) Prompts(all []protocol.Prompt) []protocol.Prompt {
 	return pick(v.prompts, all, func(p *protocol.Prompt) string { return p.Name }, func(it *Item, p protocol.Prompt) protocol.Prompt {
 		p.Name = it.Name
-		if it.Description != "" {
-			p.Description = it.Description
-		}
+		p.Title, p.Description = it.override(p.Title, p.Description)
 		if len(it.fixed) > 0 {
 			p.Arguments = slices.DeleteFunc(slices.Clone(p.Arguments), func(a protocol.PromptArgument) bool {
 				_, fixed := it.fixed[a.Name]
@@ -220,9 +222,7 @@ func (v *View) Resources(all []protocol.Resource) []protocol.Resource {
 			if it.Name != "" {
 				r.Name = it.Name
 			}
-			if it.Description != "" {
-				r.Description = it.Description
-			}
+			r.Title, r.Description = it.override(r.Title, r.Description)
 			out = append(out, r)
 		} else if v.templateOf(r.URI) != nil {
 			out = append(out, r)
@@ -239,12 +239,11 @@ func (v *View) Templates(all []protocol.ResourceTemplate) []protocol.ResourceTem
 		if i < 0 {
 			continue
 		}
-		if it := v.templates[i]; it.Name != "" {
+		it := v.templates[i]
+		if it.Name != "" {
 			t.Name = it.Name
 		}
-		if it := v.templates[i]; it.Description != "" {
-			t.Description = it.Description
-		}
+		t.Title, t.Description = it.override(t.Title, t.Description)
 		out = append(out, t)
 	}
 	return out
@@ -271,8 +270,17 @@ func (v *View) templateOf(uri string) *Item {
 	return nil
 }
 
-// Fixed reports whether the item sets arguments of its own.
-func (it *Item) Fixed() bool { return len(it.fixed) > 0 }
+// override returns an item's title and description as the view shows
+// them: its own, but for what the view replaces.
+func (it *Item) override(title, description string) (string, string) {
+	if it.Title != "" {
+		title = it.Title
+	}
+	if it.Description != "" {
+		description = it.Description
+	}
+	return title, description
+}
 
 // fixedError is the -32602 a client gets for sending a fixed argument.
 func fixedError(item, arg string) error {

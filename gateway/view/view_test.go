@@ -70,13 +70,13 @@ func TestArguments(t *testing.T) {
 
 func TestToolsPickedRenamedAndHidden(t *testing.T) {
 	v := compiled(t, `{"v": {"tools": {
-		"b__search": {"name": "find", "description": "Find it.", "fixed": {"repo": "acme/app"}},
+		"b__search": {"name": "find", "title": "Find", "description": "Find it.", "fixed": {"repo": "acme/app"}},
 		"a__echo": {}
 	}}}`).Get("v")
 	all := []protocol.Tool{
 		{Name: "a__echo", Description: "Echo.", InputSchema: jsontext.Value(`{"type":"object"}`)},
 		{Name: "a__secret", InputSchema: jsontext.Value(`{"type":"object"}`)},
-		{Name: "b__search", Description: "Search.", InputSchema: jsontext.Value(
+		{Name: "b__search", Title: "Search", Annotations: &protocol.ToolAnnotations{Title: "Search"}, Description: "Search.", InputSchema: jsontext.Value(
 			`{"type":"object","properties":{"q":{"type":"string"},"repo":{"type":"string"}},"required":["repo","q"],"additionalProperties":false}`)},
 	}
 	got := v.Tools(all)
@@ -85,6 +85,9 @@ func TestToolsPickedRenamedAndHidden(t *testing.T) {
 	}
 	if got[0].Description != "Find it." || got[1].Description != "Echo." {
 		t.Errorf("descriptions %q %q", got[0].Description, got[1].Description)
+	}
+	if got[0].Title != "Find" || got[0].Annotations.Title != "Find" || all[2].Annotations.Title != "Search" {
+		t.Errorf("titles %q %q (the aggregated list's %q)", got[0].Title, got[0].Annotations.Title, all[2].Annotations.Title)
 	}
 	want := `{"type":"object","properties":{"q":{"type":"string"}},"required":["q"],"additionalProperties":false}`
 	if string(got[0].InputSchema) != want {
