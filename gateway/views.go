@@ -39,16 +39,22 @@ type viewFronts struct {
 	mu     sync.RWMutex
 	fronts map[string]*front
 	order  []*front // the configuration's order
+	closed bool     // by Close: no view is served again
 }
 
 // SetViews makes the gateway serve the views of set (nil for none) at
 // /views/NAME/mcp and /views/NAME/sse, in place of those it served:
 // a view whose name stays keeps its sessions, which are told that its
-// lists changed; a view that is gone ends its sessions. It is how
+// lists changed; a view that is gone ends its sessions. After Close it
+// does nothing. It is how
 // [Options].Views is applied, and how a reloaded configuration's views
 // (view.New) are swapped in.
 func (g *Gateway) SetViews(set *view.Set) {
 	g.viewSet.mu.Lock()
+	if g.viewSet.closed {
+		g.viewSet.mu.Unlock()
+		return
+	}
 	old := g.viewSet.fronts
 	fronts := make(map[string]*front, len(set.Names()))
 	var order []*front
@@ -115,7 +121,7 @@ func (g *Gateway) viewFrontList() []*front {
 func (g *Gateway) closeViews() {
 	g.viewSet.mu.Lock()
 	order := g.viewSet.order
-	g.viewSet.fronts, g.viewSet.order = nil, nil
+	g.viewSet.fronts, g.viewSet.order, g.viewSet.closed = nil, nil, true
 	g.viewSet.mu.Unlock()
 	for _, f := range order {
 		f.close()

@@ -187,6 +187,13 @@ func TestViewListChanges(t *testing.T) {
 	if code, _ := httpGet(url + "/views/v/mcp"); code != http.StatusNotFound {
 		t.Errorf("a view gone: %d", code)
 	}
+	if err := g.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	g.SetViews(viewSet(t, `{"v": {}}`))
+	if fronts := g.viewFrontList(); len(fronts) != 0 {
+		t.Errorf("a closed gateway serves %d views again", len(fronts))
+	}
 }
 
 // Middleware sees a view's request under the view's names, and resolves
