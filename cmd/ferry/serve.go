@@ -169,10 +169,6 @@ func cmdServe(o *cli) error {
 	}
 	defer pol.close()
 	id.stepUp(pol.access, opts)
-	if err := setupLimits(o.files, opts, pol, log); err != nil {
-		ln.Close()
-		return err
-	}
 	bindViews, err := setupViews(o.files, opts, pol)
 	if err != nil {
 		ln.Close()

@@ -1,3 +1,0 @@
-module example.com/buildcost/resp
-
-go 1.26
