@@ -145,7 +145,6 @@ func cmdServe(o *cli) error {
 		Logger: log,
 	}
 	opts.Handlers = id.handlers() // the Protected Resource Metadata
-	setupUpstreamAuth(o, servers, opts, id != nil, log)
 	if !o.verbose {
 		opts.Host.Stderr = nil
 	}
