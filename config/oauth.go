@@ -25,7 +25,24 @@ type OAuth struct {
 	RedirectURI  string `json:"redirectUri,omitempty"`
 	// Scopes are asked for instead of those the server suggests.
 	Scopes []string `json:"scopes,omitempty"`
+	// Grant is how a gateway (ferry serve) obtains the tokens it sends
+	// the server: "" for the token "ferry login" stored (refreshed with
+	// its refresh token), GrantClientCredentials for tokens of its own
+	// with ClientID and ClientSecret, GrantTokenExchange for each
+	// caller's token exchanged (RFC 8693) for one of the server, with
+	// the client's own token for what no caller asks (the connection's
+	// setup).
+	Grant string `json:"grant,omitempty"`
+	// Audience is the audience a token exchange asks for, beside the
+	// server's resource (which is always sent); empty asks for none.
+	Audience string `json:"audience,omitempty"`
 }
+
+// The grants of [OAuth].Grant.
+const (
+	GrantClientCredentials = "client_credentials"
+	GrantTokenExchange     = "token_exchange"
+)
 
 // readOAuth reads the "oauth" or "auth" member of an entry.
 func (e *entry) readOAuth() *OAuth {
@@ -63,6 +80,16 @@ func (e *entry) readOAuth() *OAuth {
 		}
 		o.CallbackPort = p
 	}
+	o.Grant, _ = sub.str("grant")
+	switch o.Grant {
+	case "", GrantClientCredentials, GrantTokenExchange:
+	default:
+		sub.fail("grant", fmt.Errorf("must be %q or %q, not %q", GrantClientCredentials, GrantTokenExchange, o.Grant))
+	}
+	if o.Grant != "" && (o.ClientID == "" || o.ClientSecret == "") {
+		sub.fail("grant", fmt.Errorf("%q needs clientId and clientSecret", o.Grant))
+	}
+	o.Audience, _ = sub.str("audience")
 	if raw, ok := sub.m["scopes"]; ok && raw.Kind() == '"' {
 		s, _ := sub.str("scopes") // Claude Code: one space-separated string
 		o.Scopes = strings.Fields(s)

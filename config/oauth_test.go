@@ -23,6 +23,12 @@ func TestOAuthKeys(t *testing.T) {
 		{"bad port", `{"url":"https://x/mcp","oauth":{"callbackPort":"x"}}`, nil, "oauth.callbackPort"},
 		{"bad scopes", `{"url":"https://x/mcp","oauth":{"scopes":3}}`, nil, "oauth.scopes"},
 		{"not an object", `{"url":"https://x/mcp","oauth":true}`, nil, "oauth"},
+		{"client credentials", `{"url":"https://x/mcp","oauth":{"clientId":"gw","clientSecret":"s","grant":"client_credentials","scopes":["a"]}}`,
+			&OAuth{ClientID: "gw", ClientSecret: "s", Grant: GrantClientCredentials, Scopes: []string{"a"}}, ""},
+		{"token exchange", `{"url":"https://x/mcp","oauth":{"clientId":"gw","clientSecret":"s","grant":"token_exchange","audience":"up"}}`,
+			&OAuth{ClientID: "gw", ClientSecret: "s", Grant: GrantTokenExchange, Audience: "up"}, ""},
+		{"unknown grant", `{"url":"https://x/mcp","oauth":{"clientId":"gw","clientSecret":"s","grant":"password"}}`, nil, "oauth.grant"},
+		{"grant without a secret", `{"url":"https://x/mcp","oauth":{"clientId":"gw","grant":"client_credentials"}}`, nil, "oauth.grant"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

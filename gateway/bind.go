@@ -224,6 +224,7 @@ func (g *Gateway) liveSessions() map[string]bool {
 	for _, u := range g.upstreamList() {
 		fronts = append(fronts, u.front)
 	}
+	fronts = append(fronts, g.viewFrontList()...)
 	for _, f := range fronts {
 		for _, sess := range f.srv.Sessions() {
 			out[sess.ID] = true

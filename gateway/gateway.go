@@ -148,6 +148,11 @@ type Options struct {
 	// it has credentials, an OAuth resource server's Protected Resource
 	// Metadata.
 	Handlers map[string]http.Handler
+	// Limit, when set, wraps every endpoint behind Auth, inside it (so
+	// that it sees the caller Auth names), before a request's body is
+	// read: package gateway/limit's rate limits refuse a request there
+	// with 429 (see limit.Limiter.HTTP).
+	Limit func(http.Handler) http.Handler
 	// Metrics, when set, is served at /metrics (behind Auth).
 	Metrics http.Handler
 

@@ -13,6 +13,9 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) { g.mux.Serv
 
 func (g *Gateway) routes() *http.ServeMux {
 	guard := func(h http.Handler) http.Handler {
+		if g.opts.Limit != nil {
+			h = g.opts.Limit(h) // inside Auth: it counts the caller Auth names
+		}
 		if g.opts.Auth != nil {
 			return g.opts.Auth(h)
 		}

@@ -251,3 +251,45 @@ func TestViewSessionServedByEveryReplica(t *testing.T) {
 		t.Errorf("the client sent initialize %d times, want 1", n)
 	}
 }
+
+// A view's session stays its caller's however many sessions open after
+// it: the gateway forgets the callers of sessions that ended only.
+func TestViewSessionBoundToCaller(t *testing.T) {
+	up, _ := remote(t, "r", false)
+	_, url := start(t, []*config.Server{up}, &Options{Auth: BearerTokens([]string{"alice-token", "bob-token"}),
+		Views: viewSet(t, `{"v": {"tools": {"r__echo": {}}}}`)})
+	do := func(token, session, body string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest("POST", url+"/views/v/mcp", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", protocol.LatestLegacyVersion)
+		}
+		resp, err := http.DefaultClient.Do(req.WithContext(ctxT(t)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		return resp.StatusCode, resp.Header.Get("Mcp-Session-Id")
+	}
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` +
+		protocol.LatestLegacyVersion + `","capabilities":{},"clientInfo":{"name":"alice","version":"1"}}}`
+	const ping = `{"jsonrpc":"2.0","id":2,"method":"ping"}`
+	_, alices := do("alice-token", "", initialize)
+	// Enough sessions after it that the gateway prunes the callers of
+	// those it does not know to be open.
+	for range 70 {
+		if code, sess := do("bob-token", "", initialize); code != 200 || sess == "" {
+			t.Fatalf("initialize: %d %q", code, sess)
+		}
+	}
+	if code, _ := do("bob-token", alices, ping); code != http.StatusNotFound {
+		t.Errorf("alice's view session with bob's token: %d, want 404", code)
+	}
+	if code, _ := do("alice-token", alices, ping); code != 200 {
+		t.Errorf("alice's own view session: %d", code)
+	}
+}

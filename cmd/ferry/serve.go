@@ -145,6 +145,7 @@ func cmdServe(o *cli) error {
 		Logger: log,
 	}
 	opts.Handlers = id.handlers() // the Protected Resource Metadata
+	setupUpstreamAuth(o, servers, opts, id != nil, log)
 	if !o.verbose {
 		opts.Host.Stderr = nil
 	}
@@ -168,6 +169,10 @@ func cmdServe(o *cli) error {
 	}
 	defer pol.close()
 	id.stepUp(pol.access, opts)
+	if err := setupLimits(o.files, opts, pol, log); err != nil {
+		ln.Close()
+		return err
+	}
 	bindViews, err := setupViews(o.files, opts, pol)
 	if err != nil {
 		ln.Close()

@@ -11,7 +11,8 @@
 //
 //	zitadelop PORT REDIRECT_URI[,REDIRECT_URI...]
 //
-// Clients: "native" (public, PKCE), "web" and "api" (secret "secret");
+// Clients: "native" (public, PKCE), "web" and "api" (secret "secret"),
+// "sid1" (secret "verysecret": client credentials and token exchange);
 // user test-user@localhost, password verysecure. It is a module of its
 // own, outside the workspace: only this test needs its dependencies.
 package main
@@ -39,6 +40,10 @@ func main() {
 		storage.NativeClient("native", redirects...),
 		storage.WebClient("web", "secret", redirects...),
 		storage.WebClient("api", "secret", redirects...),
+		// sid1 is the example's service user (client credentials) too:
+		// a gateway's client that exchanges its callers' tokens and has
+		// tokens of its own.
+		storage.WebClient("sid1", "verysecret", redirects...),
 	)
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	router := exampleop.SetupServer(issuer, storage.NewStorage(storage.NewUserStore(issuer)), logger, false)

@@ -1,0 +1,177 @@
+package shared
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ferrymcp/ferry/config"
+	"github.com/ferrymcp/ferry/gateway/limit"
+)
+
+// Replicas share their buckets through Redis: one takes, the other sees
+// it; a take is all or nothing; time refills; keys expire.
+func TestSharedTokenBuckets(t *testing.T) {
+	url, _ := redisServer(t)
+	a, b := open(t, url).Limits(), open(t, url).Limits()
+	ctx := context.Background()
+	t0 := time.Unix(1_800_000_000, 0)
+	x := limit.Bucket{Key: "x", Rate: 2, Burst: 2} // 2 a second
+	y := limit.Bucket{Key: "y\x00caller:\xff", Rate: 1.0 / 60, Burst: 1}
+	steps := []struct {
+		store   limit.Store
+		at      time.Duration
+		buckets []limit.Bucket
+		refused int
+		wait    time.Duration
+	}{
+		{a, 0, []limit.Bucket{x}, -1, 0},
+		{b, 0, []limit.Bucket{x}, -1, 0},
+		{a, 0, []limit.Bucket{x}, 0, 500 * time.Millisecond},
+		{b, 250 * time.Millisecond, []limit.Bucket{y, x}, 1, 250 * time.Millisecond},
+		{a, 500 * time.Millisecond, []limit.Bucket{y, x}, -1, 0},                   // both had a token: both spent
+		{b, 500 * time.Millisecond, []limit.Bucket{x, y}, 0, time.Minute},          // neither has
+		{b, 400 * time.Millisecond, []limit.Bucket{x}, 0, 500 * time.Millisecond},  // a clock behind takes no time back
+		{a, time.Second, []limit.Bucket{y}, 0, time.Minute - 500*time.Millisecond}, // y alone
+		{b, time.Minute + 500*time.Millisecond, []limit.Bucket{x, y}, -1, 0},       // refilled
+		{a, time.Minute + 500*time.Millisecond, []limit.Bucket{x}, -1, 0},          // x had two again
+		{a, time.Minute + 500*time.Millisecond, []limit.Bucket{x}, 0, 500 * time.Millisecond},
+	}
+	for i, s := range steps {
+		refused, wait, err := s.store.Take(ctx, t0.Add(s.at), s.buckets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if refused != s.refused || wait != s.wait {
+			t.Fatalf("step %d: refused %d, wait %v; want %d, %v", i, refused, wait, s.refused, s.wait)
+		}
+	}
+	st := open(t, url)
+	keys, err := st.rdb.Keys(ctx, "ferry:limit:*").Result()
+	if err != nil || len(keys) != 2 {
+		t.Fatalf("keys %q, %v; want 2", keys, err)
+	}
+	for _, k := range keys {
+		ttl, err := st.rdb.PTTL(ctx, k).Result()
+		if err != nil || ttl <= 0 || ttl > time.Minute+time.Second {
+			t.Fatalf("%s expires in %v (%v), want within a minute and a second", k, ttl, err)
+		}
+	}
+}
+
+// counted counts the takes that reach a store.
+type counted struct {
+	limit.Store
+	n atomic.Int32
+}
+
+func (c *counted) Take(ctx context.Context, now time.Time, b []limit.Bucket) (int, time.Duration, error) {
+	c.n.Add(1)
+	return c.Store.Take(ctx, now, b)
+}
+
+// limitedHandler is a limiter of one rule, 1/h for everyone, over a
+// handler that answers 200.
+func limitedHandler(t *testing.T, mode string, o *limit.Options) http.Handler {
+	t.Helper()
+	p, err := limit.Compile(&config.Limits{RedisDown: mode, Rules: []config.LimitRule{{Rate: "1/h"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return limit.New(p, o).HTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+}
+
+func post(h http.Handler) int {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("POST", "/mcp", strings.NewReader("{}")))
+	return rec.Code
+}
+
+// With Redis down, the limits do what redisDown says at once, without
+// asking it again for StoreRetry, and say so once in the log.
+func TestLimiterRedisDown(t *testing.T) {
+	for _, mode := range []string{config.RedisDownLocal, config.RedisDownAllow, config.RedisDownDeny} {
+		t.Run(mode, func(t *testing.T) {
+			url, stop := redisServer(t)
+			store := &counted{Store: open(t, url).Limits()}
+			var logs bytes.Buffer
+			h := limitedHandler(t, mode, &limit.Options{Store: store, StoreRetry: time.Hour, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+			if got := []int{post(h), post(h)}; got[0] != 200 || got[1] != 429 {
+				t.Fatalf("with Redis: %v, want [200 429]", got)
+			}
+			stop()
+			want := map[string][]int{
+				config.RedisDownLocal: {200, 429, 429}, // the local bucket is fresh: one token
+				config.RedisDownAllow: {200, 200, 200},
+				config.RedisDownDeny:  {429, 429, 429},
+			}[mode]
+			if got := []int{post(h), post(h), post(h)}; !slices.Equal(got, want) {
+				t.Fatalf("with Redis down: %v, want %v", got, want)
+			}
+			if n := store.n.Load(); n != 3 {
+				t.Fatalf("Redis was asked %d times, want 3: twice, and once while down", n)
+			}
+			if n := strings.Count(logs.String(), "the shared store cannot be reached"); n != 1 {
+				t.Fatalf("%d log lines about Redis down, want 1:\n%s", n, logs.String())
+			}
+		})
+	}
+}
+
+// Once Redis answers again, the limits are shared again, and the log
+// says so.
+func TestLimiterRedisBack(t *testing.T) {
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("redis-server is not installed (apt-get install -y redis-server)")
+	}
+	dir := t.TempDir()
+	start := func() *exec.Cmd {
+		sock := filepath.Join(dir, "redis.sock")
+		os.Remove(sock)
+		cmd := exec.Command(bin, "--port", "0", "--unixsocket", sock, "--save", "", "--appendonly", "no", "--dir", dir)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			if _, err := os.Stat(sock); err == nil {
+				return cmd
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("redis-server did not start")
+			}
+		}
+	}
+	first := start()
+	a, b := open(t, "unix://"+filepath.Join(dir, "redis.sock")), open(t, "unix://"+filepath.Join(dir, "redis.sock"))
+	var logs bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&logs, nil))
+	ha := limitedHandler(t, config.RedisDownLocal, &limit.Options{Store: a.Limits(), StoreRetry: time.Nanosecond, Logger: log})
+	hb := limitedHandler(t, config.RedisDownLocal, &limit.Options{Store: b.Limits(), StoreRetry: time.Nanosecond, Logger: log})
+	if got := []int{post(ha), post(hb)}; !slices.Equal(got, []int{200, 429}) {
+		t.Fatalf("shared: %v, want [200 429]", got)
+	}
+	first.Process.Kill()
+	first.Wait()
+	if got := []int{post(ha), post(hb)}; !slices.Equal(got, []int{200, 200}) {
+		t.Fatalf("Redis down, each counts on its own: %v, want [200 200]", got)
+	}
+	start() // empty: the buckets are full again
+	if got := []int{post(ha), post(hb)}; !slices.Equal(got, []int{200, 429}) {
+		t.Fatalf("Redis back: %v, want [200 429]", got)
+	}
+	if n := strings.Count(logs.String(), "the shared store answers again"); n != 2 {
+		t.Fatalf("%d log lines about Redis back, want 2 (a replica each):\n%s", n, logs.String())
+	}
+}
