@@ -40,7 +40,8 @@ const gatewayTasksWant = `{
 		"cancelFinished": -32602,
 		"cancelRunning": "cancelled",
 		"afterCancel": "cancelled",
-		"otherSessionGets": -32602
+		"otherSessionGets": -32602,
+		"statusNotified": true
 	},
 	"stateless": {
 		"tasksExtension": true,

@@ -22,7 +22,7 @@ const sdk = (p) => import(pathToFileURL(join(nodeModules, "@modelcontextprotocol
 const { Client } = await sdk("client/index.js");
 const { StreamableHTTPClientTransport } = await sdk("client/streamableHttp.js");
 const { SSEClientTransport } = await sdk("client/sse.js");
-const { CallToolResultSchema } = await sdk("types.js");
+const { CallToolResultSchema, TaskStatusNotificationSchema } = await sdk("types.js");
 
 const out = {};
 const watchdog = setTimeout(() => {
@@ -55,6 +55,9 @@ async function research(client, name, topic) {
 
 async function legacy() {
   const all = await connect("/mcp");
+  // notifications/tasks/status, on the session's GET stream.
+  const notified = new Set();
+  all.setNotificationHandler(TaskStatusNotificationSchema, (n) => notified.add(n.params.status));
   out.serverTasks = all.getServerCapabilities()?.tasks ?? null;
   const tools = (await all.listTools()).tools;
   out.researchTaskSupport = tools.find((t) => t.name === "everything__simulate-research-query")?.execution?.taskSupport ?? null;
@@ -93,6 +96,7 @@ async function legacy() {
   } catch (e) {
     out.legacy.otherSessionGets = e.code;
   }
+  out.legacy.statusNotified = notified.has("completed");
   await Promise.all([all.close(), own.close(), sse.close()]);
 }
 
