@@ -57,7 +57,7 @@ func TestPerCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = "- **0.0005 Redis commands per legacy tools/call** once the session is open: the longer run's 4 commands less the shorter run's 3, over its 2000 more calls"
+	want = "- **0.0005 Redis commands per legacy tools/call** once the session is open: the longer run's 4 commands less the shorter run's 3, over its 2000 more calls (EXPIRE +1)"
 	for _, got := range []string{marginalLine(short, long), marginalLine(long, short)} {
 		if got != want {
 			t.Errorf("got  %s\nwant %s", got, want)

@@ -192,8 +192,20 @@ func marginalLine(a, b counted) string {
 	if d == 0 {
 		return "- the two runs sent as many calls: no marginal figure"
 	}
-	return fmt.Sprintf("- **%.4f Redis commands per legacy tools/call** once the session is open: the longer run's %d commands less the shorter run's %d, over its %d more calls",
+	line := fmt.Sprintf("- **%.4f Redis commands per legacy tools/call** once the session is open: the longer run's %d commands less the shorter run's %d, over its %d more calls",
 		float64(b.total()-a.total())/float64(d), b.total(), a.total(), d)
+	var parts []string
+	names := maps.Clone(b.cmds)
+	maps.Copy(names, a.cmds)
+	for _, name := range slices.Sorted(maps.Keys(names)) {
+		if n := b.cmds[name] - a.cmds[name]; n != 0 {
+			parts = append(parts, fmt.Sprintf("%s %+d", strings.ToUpper(name), n))
+		}
+	}
+	if len(parts) > 0 {
+		line += " (" + strings.Join(parts, ", ") + ")"
+	}
+	return line
 }
 
 func readStats(path string) (map[string]int, error) {
