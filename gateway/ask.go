@@ -102,6 +102,9 @@ func (l *link) end(c *call, completed bool) {
 // ask routes a question of the server to the client it is for and
 // returns the client's answer.
 func (l *link) ask(ctx context.Context, method string, params jsontext.Value) (jsontext.Value, error) {
+	if err := taskQuestion(ctx, params); err != nil {
+		return nil, err
+	}
 	c, err := l.route(ctx, method)
 	if err == errNoRequest && method == protocol.MethodListRoots {
 		// Roots are each client's own; a server that asks for them on

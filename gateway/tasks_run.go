@@ -1,13 +1,16 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"time"
 
 	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ferrymcp/ferry/client"
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
@@ -18,6 +21,28 @@ import (
 // during the task (sampling, elicitation, roots) finds no capability to
 // be put to and is refused, never put to another client.
 var noClient = &server.Request{}
+
+// taskQuestion refuses a question about a task (its _meta names the
+// related task) that reached no call of the gateway's: every upstream
+// task is one the gateway runs, whose questions are not passed on, and a
+// question the link would route by its gate could go to another client,
+// the one with a call in flight there.
+func taskQuestion(ctx context.Context, params jsontext.Value) error {
+	if !bytes.Contains(params, []byte(protocol.MetaRelatedTask)) {
+		return nil
+	}
+	if _, ok := ctx.Value(callKey{}).(*call); ok {
+		return nil // routed by its call: noClient's refuses it
+	}
+	meta, ok, _ := jsonrpc2.Member(params, "_meta")
+	if !ok {
+		return nil
+	}
+	if _, ok, _ := jsonrpc2.Member(meta, protocol.MetaRelatedTask); !ok {
+		return nil
+	}
+	return jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "a task's question is not passed on by the gateway")
+}
 
 // id is the task's id.
 func (r *taskRun) id() string { return r.rec.ID }

@@ -6,9 +6,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/config"
@@ -16,9 +20,100 @@ import (
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/transport/sse"
+	"github.com/ferrymcp/ferry/transport/stdio"
 	"github.com/ferrymcp/ferry/transport/streamable"
 	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
+
+// The test binary is also a stdio upstream whose tools run as tasks:
+// run with FERRY_GATEWAY_TASK_SERVER set, it serves taskServer and exits
+// (before TestMain, as a child of a test).
+func init() {
+	if os.Getenv("FERRY_GATEWAY_TASK_SERVER") != "" {
+		err := taskServer("tasks").Run(context.Background(), stdio.ServerStream())
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+}
+
+// taskServer's "elicit" runs as a task that asks its client; "hold"
+// (an ordinary call) waits for its ms.
+func taskServer(name string) *server.Server {
+	s := server.New(protocol.Implementation{Name: name, Version: "1.0.0"}, nil)
+	server.AddTool(s, &protocol.Tool{Name: "elicit", Execution: &protocol.ToolExecution{TaskSupport: protocol.TaskSupportOptional}},
+		func(ctx context.Context, req *server.Request, in struct{}) (string, error) {
+			res, err := req.Elicit(ctx, &protocol.ElicitParams{Message: "whose task is this?", RequestedSchema: jsontext.Value(`{"type":"object","properties":{}}`)})
+			if err != nil {
+				return "", err
+			}
+			return "answered: " + res.Action, nil
+		})
+	server.AddTool(s, &protocol.Tool{Name: "hold"}, func(ctx context.Context, req *server.Request, in sleepIn) (string, error) {
+		select {
+		case <-time.After(time.Duration(in.Ms) * time.Millisecond):
+			return "held", nil
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	})
+	return s
+}
+
+// A task's question is never put to another client: over a shared
+// stdio process nothing says whom it is for, and the one client with a
+// call in flight there is not the task's. It is refused.
+func TestTaskQuestionNotPutToAnotherClient(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := &config.Server{Name: "t", Transport: config.Stdio, Command: exe, Env: map[string]string{"FERRY_GATEWAY_TASK_SERVER": "1"}}
+	g, url := start(t, []*config.Server{up}, &Options{Tasks: TaskOptions{PollInterval: 20 * time.Millisecond}})
+	ctx := ctxT(t)
+	var asked atomic.Int32
+	other := connect(t, url+"/mcp", protocol.LatestLegacyVersion, &client.Options{
+		Elicitation: func(ctx context.Context, p *protocol.ElicitParams) (*protocol.ElicitResult, error) {
+			asked.Add(1)
+			return &protocol.ElicitResult{Action: "accept", Content: map[string]any{}}, nil
+		}})
+	held := make(chan error, 1)
+	go func() {
+		_, err := other.Call(ctx, "t__hold", sleepIn{Ms: 3000})
+		held <- err
+	}()
+	owner := connect(t, url+"/mcp", protocol.LatestLegacyVersion, nil)
+	// Wait until the other client's call is in flight upstream.
+	for l := g.upstream("t").shared; callsIn(l) == 0; {
+		time.Sleep(5 * time.Millisecond)
+	}
+	res, err := owner.Call(ctx, "t__elicit", struct{}{}, client.AsTask(nil))
+	if asked.Load() != 0 {
+		t.Errorf("another client was asked the task's question (%d times); the task got %+v, %v", asked.Load(), res, err)
+	}
+	if err == nil && !res.IsError {
+		t.Errorf("the task's question was answered: %+v", res)
+	}
+	// However the transport hands it over: one that reaches no call of
+	// the gateway's is refused too, not routed by the link's gate.
+	q := jsontext.Value(`{"message":"whose?","requestedSchema":{"type":"object","properties":{}},"_meta":{"` +
+		protocol.MetaRelatedTask + `":{"taskId":"abc"}}}`)
+	if _, err := g.upstream("t").shared.ask(context.Background(), protocol.MethodElicit, q); err == nil || asked.Load() != 0 {
+		t.Errorf("an unrouted task question: %v; the other client was asked %d times", err, asked.Load())
+	}
+	if err := <-held; err != nil {
+		t.Errorf("the other client's call: %v", err)
+	}
+}
+
+// callsIn returns how many client calls are in flight on l.
+func callsIn(l *link) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.gate.calls)
+}
 
 // taskTools is an upstream whose tools run as tasks: "slow" sleeps for
 // its ms (or until its task is cancelled, which it reports on cancelled),
