@@ -53,6 +53,11 @@ type TaskOptions struct {
 	Store TaskStore
 	// MaxTasks bounds the tasks of the in-process store.
 	MaxTasks int
+	// MaxRunning bounds the tasks this replica runs at once (default
+	// 1,000), and a tenth of it those of one owner (a caller, else a
+	// legacy session): past either, a task-augmented call fails with an
+	// error saying which.
+	MaxRunning int
 	// TTL is how long a task and its result are kept after its creation
 	// when the client asks for nothing shorter (default one hour).
 	TTL time.Duration
@@ -130,8 +135,9 @@ type taskManager struct {
 	replica  string
 	lastBeat atomic.Int64 // Unix ns of the last renewed lease
 
-	mu   sync.Mutex
-	runs map[string]*taskRun
+	mu      sync.Mutex
+	runs    map[string]*taskRun
+	byOwner map[string]int // running tasks by TaskRecord.Owner
 }
 
 // taskRun is a task whose work runs in this replica.
@@ -140,6 +146,7 @@ type taskRun struct {
 	ctx    context.Context // the work's; cancelled with a cause
 	cancel context.CancelCauseFunc
 	sess   *server.Session // the legacy session told of its status, or nil
+	owner  string          // its record's Owner, counted in byOwner
 	done   chan struct{}   // closed once its record is final
 
 	mu   sync.Mutex
@@ -158,12 +165,15 @@ func newTaskManager(g *Gateway) *taskManager {
 	if o.Lease <= 0 {
 		o.Lease = 10 * time.Second
 	}
+	if o.MaxRunning <= 0 {
+		o.MaxRunning = 1000
+	}
 	if r := g.opts.Replicas; o.Store == nil && r != nil {
 		// A session store that keeps tasks too (gateway/shared's Redis)
 		// keeps them for every replica.
 		o.Store, _ = r.Store.(TaskStore)
 	}
-	m := &taskManager{g: g, opts: o, store: o.Store, shared: o.Store != nil, runs: map[string]*taskRun{}}
+	m := &taskManager{g: g, opts: o, store: o.Store, shared: o.Store != nil, runs: map[string]*taskRun{}, byOwner: map[string]int{}}
 	if m.store == nil {
 		m.store = newMemoryTasks(o.MaxTasks)
 	}
@@ -360,12 +370,16 @@ func (f *front) startTask(ctx context.Context, req *server.Request, p *protocol.
 	rec := &TaskRecord{ID: newTaskID(), Owner: f.g.taskOwner(ctx, req), Stateless: req.Stateless(),
 		Server: r.up.name, Tool: r.name, Replica: m.replica, Status: protocol.TaskWorking,
 		CreatedAt: now, UpdatedAt: now, TTL: ttl, PollInterval: m.opts.PollInterval}
+	run, err := m.begin(rec, req.Session)
+	if err != nil {
+		return intercept.Result{}, err
+	}
 	if err := m.store.CreateTask(ctx, rec); err != nil {
+		run.end()
 		return intercept.Result{}, jsonrpc.NewError(jsonrpc.CodeInternalError, "creating the task: %v", err)
 	}
 	// The call outlives the request, whose memory the transport reuses.
 	params := &protocol.CallToolParams{Name: r.name, Arguments: clone(p.Arguments), Meta: p.Meta}
-	run := m.begin(rec, req.Session)
 	m.g.wg.Go(func() { run.work(l, params, ttl) })
 	return intercept.Result{Value: taskCreated(rec)}, nil
 }
@@ -383,13 +397,23 @@ func newTaskID() string {
 	return hex.EncodeToString(b)
 }
 
-// begin registers the run of a new task; it is cancelled when the
-// gateway closes.
-func (m *taskManager) begin(rec *TaskRecord, sess *server.Session) *taskRun {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	r := &taskRun{m: m, ctx: ctx, rec: rec, cancel: cancel, sess: sess, done: make(chan struct{})}
+// begin registers the run of a new task, within the bounds of
+// MaxRunning; it is cancelled when the gateway closes.
+func (m *taskManager) begin(rec *TaskRecord, sess *server.Session) (*taskRun, error) {
 	m.mu.Lock()
+	share := max(m.opts.MaxRunning/10, 1)
+	switch {
+	case len(m.runs) >= m.opts.MaxRunning:
+		m.mu.Unlock()
+		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "too many tasks: this gateway runs %d, the most it may", len(m.runs))
+	case rec.Owner != "" && m.byOwner[rec.Owner] >= share:
+		m.mu.Unlock()
+		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "too many tasks: you have %d running, the most one client may", share)
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	r := &taskRun{m: m, ctx: ctx, rec: rec, owner: rec.Owner, cancel: cancel, sess: sess, done: make(chan struct{})}
 	m.runs[rec.ID] = r
+	m.byOwner[rec.Owner]++
 	m.mu.Unlock()
 	m.g.wg.Go(func() {
 		select {
@@ -398,7 +422,7 @@ func (m *taskManager) begin(rec *TaskRecord, sess *server.Session) *taskRun {
 		case <-r.done:
 		}
 	})
-	return r
+	return r, nil
 }
 
 // tasksCapability is what a 2025-11-25 session is told of tasks: any

@@ -236,6 +236,9 @@ func (r *taskRun) end() {
 	m := r.m
 	m.mu.Lock()
 	delete(m.runs, r.id())
+	if m.byOwner[r.owner]--; m.byOwner[r.owner] <= 0 {
+		delete(m.byOwner, r.owner)
+	}
 	m.mu.Unlock()
 	close(r.done)
 	r.cancel(nil)

@@ -353,3 +353,23 @@ func TestTasksOverSSE(t *testing.T) {
 		checkList(t, ctx, c, "legacy", id)
 	}
 }
+
+// The tasks running at once are bounded, those of one owner to a share:
+// past either, a task-augmented call fails with an error saying so.
+func TestTasksBounded(t *testing.T) {
+	up, _ := taskUpstream(t, "u", false)
+	_, url := start(t, []*config.Server{up}, &Options{Tasks: TaskOptions{MaxRunning: 2}})
+	ctx := ctxT(t)
+	var sessions []*client.Client
+	for range 3 {
+		sessions = append(sessions, connect(t, url+"/mcp", protocol.LatestLegacyVersion, nil))
+	}
+	detach(t, ctx, sessions[0], "u__slow", 60_000)
+	if _, err := sessions[0].Call(ctx, "u__slow", sleepIn{Ms: 60_000}, client.AsTask(&client.TaskOptions{Detach: true})); err == nil || !strings.Contains(err.Error(), "most one client may") {
+		t.Errorf("a second task of one session: %v", err)
+	}
+	detach(t, ctx, sessions[1], "u__slow", 60_000)
+	if _, err := sessions[2].Call(ctx, "u__slow", sleepIn{Ms: 60_000}, client.AsTask(&client.TaskOptions{Detach: true})); err == nil || !strings.Contains(err.Error(), "this gateway runs 2") {
+		t.Errorf("a task past MaxRunning: %v", err)
+	}
+}
