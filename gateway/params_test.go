@@ -31,7 +31,7 @@ func TestToolCallParams(t *testing.T) {
 		{`{"name":"whoami","arguments":null}`, "a ", "", false},
 		{`{"name":"whoami"}`, "a ", "", false},
 		{`{"arguments":{"message":"hi"}}`, "", "needs a string name", true},
-		{`{"name":7,"arguments":{}}`, "", "needs a string name", true},
+		{`{"name":7,"arguments":{}}`, "", `string within "/name"`, true},
 		{`{"name":"echo","arguments":[1]}`, "", "arguments must be an object", false},
 		{`{"name":"echo","arguments":"x"}`, "", "arguments must be an object", false},
 		{`{"name":"nope","arguments":{}}`, "", `unknown tool "nope"`, false},

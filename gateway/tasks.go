@@ -10,11 +10,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ferrymcp/ferry/intercept"
-	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
@@ -322,17 +320,13 @@ func taskAsked(req *server.Request) (*taskAsk, error) {
 	if !protocol.AtLeast(req.ProtocolVersion, protocol.Version20251125) {
 		return nil, nil
 	}
-	if sn := srv.Sniffed(req); sn.Name != nil && !sn.Extra {
-		return nil, nil // no member beside _meta, name and arguments: no walk
+	// The server decoded the task member with the name and the
+	// arguments, in the walk it makes anyway.
+	p, err := req.ToolCall()
+	if err != nil || p.Task == nil {
+		return nil, err
 	}
-	raw, ok, _ := jsonrpc2.Member(req.Params(), "task")
-	if !ok || string(raw) == "null" {
-		return nil, nil
-	}
-	var md protocol.TaskMetadata
-	if err := json.Unmarshal(raw, &md); err != nil {
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid task: %v", err)
-	}
+	md := p.Task
 	ask := &taskAsk{}
 	if md.TTL != nil && *md.TTL > 0 {
 		ask.ttl = time.Duration(*md.TTL) * time.Millisecond

@@ -8,7 +8,7 @@ import (
 
 	"github.com/ferrymcp/ferry/config"
 	"github.com/ferrymcp/ferry/host"
-	"github.com/ferrymcp/ferry/internal/serverapi"
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
@@ -57,22 +57,22 @@ func (u *upstream) linkFor(ctx context.Context, req *server.Request) (*link, err
 		return u.shared, nil
 	}
 	if req.Session != nil {
-		return u.ownLink(sessionOwner(req.Session), req.Session, shareKey(ctx))
+		return u.ownLink(sessionOwner(req.Session), req.Session, shareKey(ctx, req))
 	}
 	caller := callerOf(ctx)
 	if caller == "" {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 			"upstream %s runs a process per client (\"isolation\": \"session\"), and this stateless request names no caller to run it for: use a legacy session (initialize), or the gateway's bearer tokens", u.name)
 	}
-	return u.ownLink(callerOwner(caller), nil, shareKey(ctx))
+	return u.ownLink(callerOwner(caller), nil, shareKey(ctx, req))
 }
 
 // shareKey names the client whose share of the per-client processes a
 // request's process counts against: the caller Options.Auth named, else
 // the client's address (IPv6 by its /64), as the transports name a client
 // for their bounds.
-func shareKey(ctx context.Context) string {
-	return serverapi.ClientKey(ctx, serverapi.RemoteAddrOf(ctx))
+func shareKey(ctx context.Context, req *server.Request) string {
+	return intercept.ClientKey(ctx, req.RemoteAddr())
 }
 
 // listLink returns the connection whose lists req sees: linkFor's, or,

@@ -2,6 +2,7 @@ package intercept
 
 import (
 	"context"
+	"net/netip"
 	"time"
 )
 
@@ -60,4 +61,31 @@ func WithCaller(ctx context.Context, c *Caller) context.Context {
 func CallerFrom(ctx context.Context) (*Caller, bool) {
 	c, ok := ctx.Value(callerKey{}).(*Caller)
 	return c, ok
+}
+
+// ClientKey names who a request comes from, for the bounds a server
+// shares among its clients (the tasks it keeps, the sessions it holds, a
+// gateway's processes and rate limits): "caller:" and the ID of the
+// caller ctx names ([WithCaller]) when there is one, else "addr:" and the
+// client's address (remoteAddr, an http.Request's), IPv6 addresses by
+// their /64 (one host commonly has a whole /64 to pick from); "" when
+// neither is known (a stream: stdio, in-memory). Clients behind one proxy
+// share its address, and so its key.
+func ClientKey(ctx context.Context, remoteAddr string) string {
+	if c, ok := CallerFrom(ctx); ok {
+		return "caller:" + c.ID
+	}
+	if remoteAddr == "" {
+		return ""
+	}
+	ap, err := netip.ParseAddrPort(remoteAddr)
+	if err != nil {
+		return "addr:" + remoteAddr
+	}
+	a := ap.Addr().Unmap()
+	if a.Is6() {
+		p, _ := a.Prefix(64)
+		return "addr:" + p.String()
+	}
+	return "addr:" + a.String()
 }

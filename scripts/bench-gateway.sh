@@ -66,5 +66,5 @@ finish "ferry serve as a gateway" "$(
 	echo "## Notes"
 	echo
 	echo "- Peers: supergateway $(version supergateway), mcp-proxy $(version mcp-proxy), both on the TypeScript SDK: legacy era only."
-	echo "- Two ferry serve replicas behind HAProxy against one: not measured; ferry serve has no replica mode yet."
+	echo "- Two ferry serve replicas behind HAProxy against one: scripts/bench-scale.sh."
 )"

@@ -95,7 +95,7 @@ func statelessCall(t *testing.T, s *server.Server, tool, caps, extra string) (ma
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := srv.HandleMessage(s, context.Background(), m, nil, nopPeer{})
+	res, err := handle(s, context.Background(), m, nil, nopPeer{})
 	if err != nil {
 		je := jsonrpc.AsError(err)
 		return nil, je
@@ -124,8 +124,10 @@ func interviewOptions(version string) *client.Options {
 	}
 }
 
-// srv is what package server gives ferry's transports.
-var srv = serverapi.Get[*server.Server, *server.Session, *server.Request]()
+// handle serves m as ferry's transports have s serve it.
+func handle(s *server.Server, ctx context.Context, m *jsonrpc.Message, sess *server.Session, peer serverapi.Peer) (any, error) {
+	return serverapi.OpsOf[*server.Session](s).HandleMessage(ctx, m, sess, peer)
+}
 
 type nopPeer struct{}
 

@@ -31,7 +31,7 @@ func TestCustomNotification(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.HandleMessage(s, context.Background(), m, nil, nil)
+	handle(s, context.Background(), m, nil, nil)
 	if got, want := strings.Join(seen, ";"), `middleware acme/ping;handler acme/ping id valid false params {"n":1}`; got != want {
 		t.Errorf("saw %q, want %q", got, want)
 	}

@@ -45,7 +45,7 @@ func TestLendToolArguments(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := srv.HandleMessage(s, context.Background(), m, nil, nopPeer{}); err != nil {
+			if _, err := handle(s, context.Background(), m, nil, nopPeer{}); err != nil {
 				t.Fatal(err)
 			}
 			if m.Lent != tt.want {

@@ -96,6 +96,18 @@ func (r *Request) Header() map[string][]string {
 	return h
 }
 
+// RemoteAddr is the network address of the client that sent the HTTP
+// request the message came in (an http.Request's RemoteAddr), "" for
+// messages that came on a stream (stdio, in-memory). With
+// intercept.ClientKey it names the client for bounds its clients share.
+func (r *Request) RemoteAddr() string {
+	ctx := r.context()
+	if ctx == nil {
+		return ""
+	}
+	return serverapi.RemoteAddrOf(ctx)
+}
+
 // context is the context r's handler runs with (withOrigin), nil before
 // it is made.
 func (r *Request) context() context.Context {

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/ferrymcp/ferry/intercept"
+	"github.com/ferrymcp/ferry/internal/serverapi"
 	"github.com/ferrymcp/ferry/jsonschema"
 	"github.com/ferrymcp/ferry/protocol"
 )
@@ -166,11 +167,14 @@ type Server struct {
 	tasks      taskManager    // tool calls running as tasks
 	subBytes   atomic.Int64   // what all subscriptions keep (see reserveSubscriptions)
 	extensions map[string]any // declared with DeclareExtension
+
+	transportHook // what ferry's transports use of it (seam.go)
 }
 
 // New returns a server that identifies itself as impl.
 func New(impl protocol.Implementation, opts *Options) *Server {
 	s := &Server{impl: impl, sessions: map[*Session]struct{}{}, listeners: map[*listener]struct{}{}, closed: make(chan struct{})}
+	s.transportHook = serverapi.NewHook((*transportOps)(s))
 	if opts != nil {
 		s.opts = *opts
 	}

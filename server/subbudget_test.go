@@ -49,7 +49,7 @@ func listen(t *testing.T, s *server.Server, uris []string) (stop func(), err err
 	peer := ackPeer{acked: make(chan struct{})}
 	ended := make(chan error, 1)
 	go func() {
-		_, err := srv.HandleMessage(s, ctx, m, nil, peer)
+		_, err := handle(s, ctx, m, nil, peer)
 		ended <- err
 	}()
 	var once sync.Once

@@ -606,7 +606,7 @@ func (s *Server) taskOwner(ctx context.Context, r *Request) string {
 // taskClient names the client of a request for its share of the task
 // store: the authenticated caller, else its address, else its session.
 func taskClient(ctx context.Context, r *Request) string {
-	if c := serverapi.ClientKey(ctx, serverapi.RemoteAddrOf(ctx)); c != "" {
+	if c := intercept.ClientKey(ctx, serverapi.RemoteAddrOf(ctx)); c != "" {
 		return c
 	}
 	if r.Session != nil {

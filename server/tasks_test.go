@@ -153,7 +153,7 @@ func TestTasksBoundToCaller(t *testing.T) {
 	defer s.Close()
 	ann := intercept.WithCaller(context.Background(), &intercept.Caller{ID: "ann", Issuer: "https://as", Subject: "ann"})
 	bob := intercept.WithCaller(context.Background(), &intercept.Caller{ID: "bob", Issuer: "https://as", Subject: "bob"})
-	res, err := srv.HandleMessage(s, ann, statelessTaskMessage(t, "tools/call", `"name":"quick",`), nil, nopPeer{})
+	res, err := handle(s, ann, statelessTaskMessage(t, "tools/call", `"name":"quick",`), nil, nopPeer{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestTasksBoundToCaller(t *testing.T) {
 		{"another caller", bob, false},
 		{"no caller", context.Background(), false},
 	} {
-		_, err := srv.HandleMessage(s, tt.ctx, statelessTaskMessage(t, "tasks/get", fmt.Sprintf(`"taskId":%q,`, id)), nil, nopPeer{})
+		_, err := handle(s, tt.ctx, statelessTaskMessage(t, "tasks/get", fmt.Sprintf(`"taskId":%q,`, id)), nil, nopPeer{})
 		if reached := err == nil; reached != tt.reach {
 			t.Errorf("tasks/get by %s: %v, want reached %v", tt.name, err, tt.reach)
 		}
@@ -183,7 +183,7 @@ func callerCtx(name string) context.Context {
 // startStatelessTask calls tool as a stateless task and returns its id.
 func startStatelessTask(t *testing.T, s *server.Server, ctx context.Context, tool string) (string, error) {
 	t.Helper()
-	res, err := srv.HandleMessage(s, ctx, statelessTaskMessage(t, "tools/call", fmt.Sprintf(`"name":%q,`, tool)), nil, nopPeer{})
+	res, err := handle(s, ctx, statelessTaskMessage(t, "tools/call", fmt.Sprintf(`"name":%q,`, tool)), nil, nopPeer{})
 	if err != nil {
 		return "", err
 	}
@@ -193,7 +193,7 @@ func startStatelessTask(t *testing.T, s *server.Server, ctx context.Context, too
 // taskStatus is the status tasks/get gives, or the error.
 func taskStatus(t *testing.T, s *server.Server, ctx context.Context, id string) (string, error) {
 	t.Helper()
-	res, err := srv.HandleMessage(s, ctx, statelessTaskMessage(t, "tasks/get", fmt.Sprintf(`"taskId":%q,`, id)), nil, nopPeer{})
+	res, err := handle(s, ctx, statelessTaskMessage(t, "tasks/get", fmt.Sprintf(`"taskId":%q,`, id)), nil, nopPeer{})
 	if err != nil {
 		return "", err
 	}

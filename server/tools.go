@@ -411,6 +411,24 @@ func (r *Request) callParams(params jsontext.Value) (*callToolParams, error) {
 	return p, r.toolCallErr
 }
 
+// ToolCall returns a tools/call's params as the server decodes them to
+// run the tool, decoded once for all who ask ([Request.Name] too): what a
+// gateway forwards, without a second walk of the params, and without
+// decoding or copying the arguments, which are raw JSON sharing the
+// message's memory as [Request.Params] do. Meta is left out
+// ([Request.Meta] has it). It fails with invalid params for params that
+// do not decode, and for a request of another method.
+func (r *Request) ToolCall() (protocol.CallToolParams, error) {
+	if r.Method != protocol.MethodToolsCall {
+		return protocol.CallToolParams{}, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "server: %s is not a tools/call", r.Method)
+	}
+	p, err := r.callParams(r.msg.Params)
+	if err != nil {
+		return protocol.CallToolParams{}, err
+	}
+	return protocol.CallToolParams{Name: p.Name, Arguments: p.Arguments, MRTRParams: p.MRTRParams, Task: p.Task}, nil
+}
+
 func (s *Server) callTool(ctx context.Context, r *Request, params jsontext.Value) (any, error) {
 	p, err := r.callParams(params)
 	if err != nil {

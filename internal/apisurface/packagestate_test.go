@@ -61,14 +61,6 @@ var reviewedState = map[string]string{
 	// the program, each entry computed from its type alone.
 	"jsonschema.inferCache":   "type-keyed cache",
 	"internal/jsonfast.plans": "type-keyed cache",
-	// Written once, at init, by ferry's own packages before any message
-	// is decoded or served; only read after (see internal/jsonrpcapi).
-	"internal/serverapi.server":       "set by server's init",
-	"internal/interceptapi.api":       "set by intercept's init",
-	"server.icp":                      "intercept's functions, read at init",
-	"client.icp":                      "intercept's functions, read at init",
-	"transport/ssehandler.srv":        "the server's functions, read at init",
-	"transport/streamablehandler.srv": "the server's functions, read at init",
 }
 
 // TestPackageStateReviewed: no package-level variable enters the core

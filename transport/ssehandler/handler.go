@@ -87,7 +87,7 @@ type Options struct {
 // Streamable HTTP endpoint (mux.Handle("/sse", h); mux.Handle("/message",
 // h)).
 type Handler struct {
-	server   *server.Server
+	server   serverapi.Ops[*server.Session]
 	opts     Options
 	sec      httpsec.Options
 	log      *slog.Logger
@@ -100,7 +100,7 @@ type Handler struct {
 
 // New returns a handler serving s.
 func New(s *server.Server, opts *Options) *Handler {
-	h := &Handler{server: s, sessions: map[string]*session{}}
+	h := &Handler{server: serverapi.OpsOf[*server.Session](s), sessions: map[string]*session{}}
 	if opts != nil {
 		h.opts = *opts
 	}

@@ -12,10 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ferrymcp/ferry/internal/serverapi"
 	"github.com/ferrymcp/ferry/internal/ssewire"
 	"github.com/ferrymcp/ferry/jsonrpc"
-	"github.com/ferrymcp/ferry/server"
 )
 
 // session is one client connection: the event stream of a GET and the
@@ -150,7 +148,7 @@ func (h *Handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	// The session's handlers see the GET's context values (such as what
 	// an authentication middleware put there); its end closes the Conn.
-	s.conn, _ = srv.ConnectSession(h.server, r.Context(), s, s.id)
+	s.conn, _ = h.server.ConnectSession(r.Context(), s, s.id)
 	defer s.conn.Close()
 	if status, msg := h.register(s); status != 0 {
 		writeError(w, status, jsonrpc.ID{}, jsonrpc.NewError(jsonrpc.CodeInternalError, "%s", msg))
@@ -251,6 +249,3 @@ func accepts(r *http.Request, mt string) bool {
 	}
 	return false
 }
-
-// srv is what package server gives its transports.
-var srv = serverapi.Get[*server.Server, *server.Session, *server.Request]()

@@ -102,7 +102,7 @@ type Options struct {
 // Handler serves an MCP [server.Server] over Streamable HTTP, both eras on
 // one endpoint. Mount it at the MCP endpoint path (e.g. "/mcp").
 type Handler struct {
-	server *server.Server
+	server serverapi.Ops[*server.Session]
 	opts   Options
 	log    *slog.Logger
 
@@ -115,7 +115,7 @@ type Handler struct {
 
 // New returns a handler serving s.
 func New(s *server.Server, opts *Options) *Handler {
-	h := &Handler{server: s, sessions: map[string]*session{}}
+	h := &Handler{server: serverapi.OpsOf[*server.Session](s), sessions: map[string]*session{}}
 	if opts != nil {
 		h.opts = *opts
 	}
@@ -414,6 +414,3 @@ func flushed(w http.ResponseWriter) error {
 }
 
 var errClosed = errors.New("streamable: closed")
-
-// srv is what package server gives its transports.
-var srv = serverapi.Get[*server.Server, *server.Session, *server.Request]()

@@ -84,7 +84,7 @@ func singleHeader(hdr http.Header, name string, required bool) (string, bool, *j
 }
 
 func (h *Handler) checkParamHeaders(r *http.Request, tool string, params jsontext.Value, required bool) *jsonrpc.Error {
-	hps, ok := srv.ToolHeaders(h.server, tool)
+	hps, ok := h.server.ToolHeaders(tool)
 	if !ok || len(hps) == 0 {
 		// An unknown tool the server answers itself; a tool that mirrors
 		// nothing has nothing to check.

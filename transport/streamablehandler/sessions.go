@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/internal/httpdeadline"
 	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/internal/serverapi"
@@ -42,7 +43,7 @@ type session struct {
 	// ready is set once the client sent notifications/initialized: a
 	// full table sheds the sessions without it first.
 	ready atomic.Bool
-	// client is who opened the session (serverapi.ClientKey): a full
+	// client is who opened the session (intercept.ClientKey): a full
 	// table sheds the sessions of the client with the most first.
 	client string
 
@@ -105,14 +106,14 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 		h: h, id: newSessionID(), closed: make(chan struct{}),
 		streams: map[int64]*stream{}, byRequest: map[jsonrpc.ID]*stream{},
 		store:  eventStore{limit: h.opts.EventStoreBytes},
-		client: serverapi.ClientKey(r.Context(), r.RemoteAddr),
+		client: intercept.ClientKey(r.Context(), r.RemoteAddr),
 	}
 	s.lastActive.Store(time.Now().UnixNano())
 	if status, msg := h.admit(s); status != 0 {
 		writeError(w, status, m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: msg})
 		return
 	}
-	s.conn, s.srv = srv.ConnectSession(h.server, context.Background(), s, s.id)
+	s.conn, s.srv = h.server.ConnectSession(context.Background(), s, s.id)
 	if t := h.opts.SessionIdleTimeout; t > 0 {
 		s.idle = time.AfterFunc(t, s.expire)
 	}

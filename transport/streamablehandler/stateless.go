@@ -31,7 +31,7 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, m *json
 		return
 	}
 	if m.IsRequest() {
-		if err := srv.CheckRequestMeta(h.server, m); err != nil {
+		if err := h.server.CheckRequestMeta(m); err != nil {
 			writeError(w, http.StatusBadRequest, m.ID, jsonrpc.AsError(err))
 			return
 		}
@@ -40,7 +40,7 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, m *json
 			writeError(w, http.StatusBadRequest, m.ID, mismatch("MCP-Protocol-Version header %q does not match _meta %s %q", hv, protocol.MetaProtocolVersion, v))
 			return
 		}
-		if err := srv.CheckVersion(h.server, v); err != nil {
+		if err := h.server.CheckVersion(v); err != nil {
 			writeError(w, http.StatusBadRequest, m.ID, jsonrpc.AsError(err))
 			return
 		}
@@ -55,7 +55,7 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, m *json
 			Message: "the stateless protocol has no server-to-client requests to answer"})
 		return
 	case m.IsNotification():
-		srv.HandleMessage(h.server, &serverapi.Origin{Context: r.Context(), Header: r.Header, RemoteAddr: r.RemoteAddr}, m, nil, nil)
+		h.server.HandleMessage(&serverapi.Origin{Context: r.Context(), Header: r.Header, RemoteAddr: r.RemoteAddr}, m, nil, nil)
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
@@ -66,7 +66,7 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, m *json
 	}
 	// The handler's context is the POST's, with its header for
 	// server.Request.Header.
-	res, err := srv.HandleMessage(h.server, &rs.origin, m, nil, rs)
+	res, err := h.server.HandleMessage(&rs.origin, m, nil, rs)
 	rs.finish(m.ID, res, err)
 }
 

@@ -1,0 +1,3 @@
+module example.com/buildcost/resp
+
+go 1.26
