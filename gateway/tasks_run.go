@@ -148,25 +148,46 @@ func (r *taskRun) upstreamStatus(t *protocol.DetailedTask) {
 }
 
 // save writes a new state of the record; a task finished meanwhile (a
-// cancellation through another replica) stops its work instead.
-func (r *taskRun) save(rec *TaskRecord) bool {
+// cancellation through another replica) stops its work instead. The
+// error is the store's.
+func (r *taskRun) save(rec *TaskRecord) error {
 	rec.UpdatedAt = time.Now().UTC()
 	ctx, cancel := context.WithTimeout(context.Background(), r.m.opts.Lease)
 	defer cancel()
 	ok, err := r.m.store.UpdateTask(ctx, rec)
 	if err != nil {
 		r.m.g.log.Warn("gateway: storing a task failed", "task", rec.ID, "error", err)
-		return false
+		return err
 	}
 	if !ok {
 		r.cancel(errTaskCancelled)
-		return false
+		return nil
 	}
 	r.mu.Lock()
 	r.rec = rec
 	r.mu.Unlock()
 	r.notify(rec)
-	return true
+	return nil
+}
+
+// saveTries bounds the attempts to store how a task ended: a store down
+// for a moment (Redis restarting, paused) must not leave the task working
+// for good, its result lost.
+const saveTries = 10
+
+// saveEnd stores how the task ended, trying again a while (each attempt
+// a second after the last failed) while the store fails, until the
+// gateway closes.
+func (r *taskRun) saveEnd(rec *TaskRecord) {
+	for try := 1; r.save(rec) != nil && try < saveTries; try++ {
+		t := time.NewTimer(time.Second)
+		select {
+		case <-t.C:
+		case <-r.m.g.closing:
+			t.Stop()
+			return
+		}
+	}
 }
 
 // notify tells the legacy session that made the task of its new status
@@ -199,7 +220,7 @@ func (r *taskRun) finish(res *protocol.CallToolResult, err error, server string)
 			fail(&rec, jsonrpc.NewError(jsonrpc.CodeInternalError, "upstream %q: encoding the result: %v", server, err))
 		}
 	}
-	r.save(&rec)
+	r.saveEnd(&rec)
 }
 
 // failed records the error a call ended with.

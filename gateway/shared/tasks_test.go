@@ -216,3 +216,34 @@ func TestTaskOfDeadReplicaFails(t *testing.T) {
 		t.Errorf("it failed after %v", d)
 	}
 }
+
+// A task that ends while Redis cannot take writes (paused here, as a
+// restart or a failover would) still gets its result stored once Redis
+// takes them again, rather than staying working for good.
+func TestTaskEndStoredAfterRedisPause(t *testing.T) {
+	url, _ := redisServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	lbURL, _ := replicas(t, ctx, url, taskServer(t), 1)
+	c, err := client.Connect(ctx, &streamable.Transport{URL: lbURL + "/mcp"}, &client.Options{ProtocolVersion: protocol.Version20260728})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var id string
+	_, err = c.Call(ctx, "up__slow", map[string]int{"Ms": 300}, client.AsTask(&client.TaskOptions{Detach: true,
+		WaitOptions: client.WaitOptions{OnStatus: func(t *protocol.DetailedTask) { id = t.TaskID }}}))
+	if err != nil || id == "" {
+		t.Fatalf("made no task: %v", err)
+	}
+	// Writes wait for 6 s: the end, 300 ms in, fails its first attempts
+	// (each within the store's timeout).
+	s := open(t, url)
+	if err := s.rdb.Do(ctx, "CLIENT", "PAUSE", 6000, "WRITE").Err(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.WaitTask(ctx, id, &client.WaitOptions{PollInterval: 200 * time.Millisecond})
+	if err != nil || len(res.Content) != 1 || res.Content[0].Text != "slept 300" {
+		t.Fatalf("the task after the pause: %+v, %v", res, err)
+	}
+}
