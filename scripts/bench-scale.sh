@@ -24,7 +24,7 @@
 # The report, its JSON lines and an SVG chart land in bench/results/
 # (DATE-scale-HOST-RUNID.{md,jsonl,svg}). Knobs: bench/lib.sh, and
 #
-#   scripts/bench-scale.sh                  the whole run (~6 min on 2 quiet cores)
+#   scripts/bench-scale.sh                  the whole run (~4 min)
 #   BENCH_QUICK=1 scripts/bench-scale.sh    a quick, noisy pass (~1 min): short
 #                                           phases, 1,000 idle sessions, no open loop
 #   ONLY='2026' scripts/bench-scale.sh      a part ("scale:IMPL:ERA:http", "scale:redis",
