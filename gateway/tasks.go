@@ -185,8 +185,8 @@ func newTaskManager(g *Gateway) *taskManager {
 	return m
 }
 
-// keepAlive renews the replica's lease until the gateway closes, and
-// stops the work of tasks another replica cancelled.
+// keepAlive renews the replica's lease while it runs tasks, until the
+// gateway closes, and stops the work of tasks another replica cancelled.
 func (m *taskManager) keepAlive() {
 	t := time.NewTicker(m.opts.Lease / 3)
 	defer t.Stop()
@@ -195,6 +195,11 @@ func (m *taskManager) keepAlive() {
 		case <-m.g.closing:
 			return
 		case <-t.C:
+		}
+		if len(m.running()) == 0 {
+			// Only a running task needs the lease (fresh renews it
+			// before one starts): an idle replica costs Redis nothing.
+			continue
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), m.opts.Lease/3)
 		m.beat(ctx)

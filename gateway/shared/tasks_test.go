@@ -247,3 +247,44 @@ func TestTaskEndStoredAfterRedisPause(t *testing.T) {
 		t.Fatalf("the task after the pause: %+v, %v", res, err)
 	}
 }
+
+// A replica that runs no task sends Redis nothing for tasks: a legacy
+// call must cost no Redis command, and the lease is only needed by a
+// running task.
+func TestIdleReplicaSendsNoBeat(t *testing.T) {
+	url, _ := redisServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	keys, err := open(t, url).Keys(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealer, err := gateway.NewSealer(keys...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := gateway.New([]*config.Server{taskServer(t)}, &gateway.Options{
+		Replicas: &gateway.ReplicaOptions{Sealer: sealer, Store: open(t, url)},
+		Tasks:    gateway.TaskOptions{Lease: 30 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close(context.Background())
+	s := open(t, url)
+	sets := func() string {
+		info := s.rdb.Info(ctx, "commandstats").Val()
+		for line := range strings.Lines(info) {
+			if strings.HasPrefix(line, "cmdstat_set:") {
+				return line
+			}
+		}
+		return ""
+	}
+	before := sets()
+	// Ten leases' time: a replica that beat while idle would have, ten
+	// times over.
+	time.Sleep(300 * time.Millisecond)
+	if after := sets(); after != before {
+		t.Errorf("an idle replica wrote to Redis: %q, then %q", before, after)
+	}
+}
