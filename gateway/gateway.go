@@ -46,6 +46,15 @@
 // call in flight beside them; while one's question waits for its client,
 // other clients' calls that do not ask go on, and those that may ask wait
 // at most seconds, then fail with an error saying why.
+//
+// Tasks, in both eras (2025-11-25's task-augmented tools/call, tasks/get,
+// tasks/result, tasks/list, tasks/cancel and status notifications; the
+// stateless era's tasks extension), are the gateway's own: it runs the
+// call upstream in the background, as a task there when the server takes
+// it as one, and answers for the task from its record, under an id of its
+// own bound to the caller that made it. Replicas that share a Redis share
+// the records, so that any replica answers for any task (see
+// [TaskOptions]). A task's questions to its client are not passed on.
 package gateway
 
 import (
