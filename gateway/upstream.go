@@ -210,6 +210,9 @@ func (u *upstream) resourceUpdated(uri string) {
 // endpoints that show the upstream, each at its own level.
 func (u *upstream) logMessage(p *protocol.LoggingMessageParams) {
 	for _, f := range u.g.frontsOf(u) {
+		if !f.shows(u) {
+			continue // a view that shows nothing of u (views.go)
+		}
 		for _, sess := range f.srv.Sessions() {
 			sendLog(sess, p)
 		}

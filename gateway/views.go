@@ -128,6 +128,40 @@ func (g *Gateway) closeViews() {
 	}
 }
 
+// shows reports whether the endpoint shows anything of u, for u's log
+// messages to reach its clients: every endpoint but a view does; a view
+// that routes a tool, a prompt or a resource to u in the catalogs it
+// last built does (a server's log may say what a client of a view that
+// curates it out should not read).
+func (f *front) shows(u *upstream) bool {
+	if f.vw == nil {
+		return true
+	}
+	f.views.mu.Lock()
+	defer f.views.mu.Unlock()
+	v := &f.views
+	return v.tools != nil && routesTo(v.tools.routes, u) || v.prompts != nil && routesTo(v.prompts.routes, u) ||
+		v.resources != nil && ownedBy(v.resources.owners, u) || v.templates != nil && ownedBy(v.templates.owners, u)
+}
+
+func routesTo(routes map[string]route, u *upstream) bool {
+	for _, r := range routes {
+		if r.up == u {
+			return true
+		}
+	}
+	return false
+}
+
+func ownedBy(owners map[string]*upstream, u *upstream) bool {
+	for _, o := range owners {
+		if o == u {
+			return true
+		}
+	}
+	return false
+}
+
 // serveViewHTTP serves the endpoints of one view.
 func (g *Gateway) serveViewHTTP(w http.ResponseWriter, r *http.Request) {
 	f := g.viewFront(r.PathValue("name"))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -19,7 +20,9 @@ import (
 	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/server"
 	"github.com/ferrymcp/ferry/transport/sse"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 // viewSet compiles the "views" of a configuration file.
@@ -291,5 +294,52 @@ func TestViewSessionBoundToCaller(t *testing.T) {
 	}
 	if code, _ := do("alice-token", alices, ping); code != 200 {
 		t.Errorf("alice's own view session: %d", code)
+	}
+}
+
+// A server's log messages reach the clients of the views that show it,
+// not those of a view that curates it out.
+func TestViewLogsOfItsServersOnly(t *testing.T) {
+	speaker := func(name string) *config.Server {
+		s := server.New(protocol.Implementation{Name: name, Version: "1"}, nil)
+		server.AddTool(s, &protocol.Tool{Name: "speak"}, func(ctx context.Context, req *server.Request, in struct{}) (string, error) {
+			req.Log(ctx, protocol.LevelInfo, name, name+" speaks")
+			return "spoke", nil
+		})
+		h := streamablehandler.New(s, nil)
+		ts := httptest.NewServer(h)
+		t.Cleanup(func() { h.Close(); ts.CloseClientConnections(); ts.Close() })
+		return &config.Server{Name: name, Transport: config.HTTP, URL: ts.URL}
+	}
+	_, url := start(t, []*config.Server{speaker("a"), speaker("b")}, &Options{Views: viewSet(t, `{"v": {"tools": {"b__speak": {}}}}`)})
+	ctx := ctxT(t)
+	logs := func() (*client.Options, chan string) {
+		ch := make(chan string, 10)
+		return &client.Options{LogLevel: protocol.LevelDebug, OnLog: func(p *protocol.LoggingMessageParams) { ch <- p.Logger }}, ch
+	}
+	aggOpts, aggLogs := logs()
+	viewOpts, viewLogs := logs()
+	agg := connect(t, url+"/mcp", protocol.LatestLegacyVersion, aggOpts)
+	v := connect(t, url+"/views/v/mcp", protocol.LatestLegacyVersion, viewOpts)
+	if _, err := client.Collect(v.Tools(ctx)); err != nil {
+		t.Fatal(err)
+	}
+	next := func(ch chan string, who string) string {
+		t.Helper()
+		select {
+		case l := <-ch:
+			return l
+		case <-ctx.Done():
+			t.Fatalf("no log reached the %s client", who)
+			return ""
+		}
+	}
+	text(t)(agg.Call(ctx, "a__speak", nil))
+	if l := next(aggLogs, "/mcp"); l != "a" {
+		t.Fatalf("/mcp got %s's log", l)
+	}
+	text(t)(v.Call(ctx, "b__speak", nil))
+	if l := next(viewLogs, "view"); l != "b" {
+		t.Errorf("the view's client got %s's log, want b's only", l)
 	}
 }
