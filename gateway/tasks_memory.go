@@ -11,32 +11,76 @@ import (
 )
 
 // memoryTasks is the in-process [TaskStore] of a gateway without a shared
-// one: bounded, each task dropped once its TTL passed.
+// one: bounded, each task dropped once its TTL passed. One owner holds at
+// most a tenth of it: past that, or when the store is full, the owner's
+// own oldest finished task makes room, and when every task of the owner
+// still runs, creating one fails. Another owner's task is never dropped
+// before its TTL, so that no client can fill the store for the others or
+// drop results they have not read.
 type memoryTasks struct {
-	max   int
-	mu    sync.Mutex
-	tasks map[string]*TaskRecord
-	order []string // ids, oldest first
+	max, share int
+	mu         sync.Mutex
+	tasks      map[string]*TaskRecord
+	order      []string       // ids, oldest first
+	byOwner    map[string]int // tasks held by each owner
 }
 
 func newMemoryTasks(n int) *memoryTasks {
 	if n <= 0 {
 		n = 10000
 	}
-	return &memoryTasks{max: n, tasks: map[string]*TaskRecord{}}
+	return &memoryTasks{max: n, share: max(n/10, 1), tasks: map[string]*TaskRecord{}, byOwner: map[string]int{}}
 }
 
 func (m *memoryTasks) CreateTask(ctx context.Context, t *TaskRecord) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.sweep(time.Now())
-	if len(m.tasks) >= m.max {
-		return fmt.Errorf("too many tasks: the gateway holds %d, the most it may", m.max)
+	if err := m.makeRoom(t.Owner); err != nil {
+		return err
 	}
 	c := *t
 	m.tasks[t.ID] = &c
 	m.order = append(m.order, t.ID)
+	m.byOwner[t.Owner]++
 	return nil
+}
+
+// makeRoom makes room for a task of owner, dropping the owner's oldest
+// finished task if it holds its share or the store is full.
+func (m *memoryTasks) makeRoom(owner string) error {
+	switch {
+	case m.byOwner[owner] >= m.share:
+		if !m.dropFinished(owner) {
+			return fmt.Errorf("too many tasks: you hold %d running, the most one client may", m.share)
+		}
+	case len(m.tasks) >= m.max:
+		if !m.dropFinished(owner) {
+			return fmt.Errorf("too many tasks: the gateway holds %d, the most it may", m.max)
+		}
+	}
+	return nil
+}
+
+// dropFinished drops owner's oldest finished task, if it has one.
+func (m *memoryTasks) dropFinished(owner string) bool {
+	for i, id := range m.order {
+		if t := m.tasks[id]; t.Owner == owner && protocol.Terminal(t.Status) {
+			m.drop(id)
+			m.order = slices.Delete(m.order, i, i+1)
+			return true
+		}
+	}
+	return false
+}
+
+// drop forgets task id, but not its place in order.
+func (m *memoryTasks) drop(id string) {
+	owner := m.tasks[id].Owner
+	delete(m.tasks, id)
+	if m.byOwner[owner]--; m.byOwner[owner] <= 0 {
+		delete(m.byOwner, owner)
+	}
 }
 
 func (m *memoryTasks) UpdateTask(ctx context.Context, t *TaskRecord) (bool, error) {
@@ -98,7 +142,7 @@ func (m *memoryTasks) Alive(context.Context, string) (bool, error) { return true
 func (m *memoryTasks) sweep(now time.Time) {
 	m.order = slices.DeleteFunc(m.order, func(id string) bool {
 		if now.After(m.tasks[id].Expires()) {
-			delete(m.tasks, id)
+			m.drop(id)
 			return true
 		}
 		return false

@@ -373,3 +373,35 @@ func TestTasksBounded(t *testing.T) {
 		t.Errorf("a task past MaxRunning: %v", err)
 	}
 }
+
+// One owner holds a share of the in-process store: its own oldest
+// finished task makes room for its next, and past its share of running
+// ones it is refused, while another owner's tasks stay.
+func TestMemoryTasksShare(t *testing.T) {
+	m := newMemoryTasks(20) // a share of 2
+	ctx := context.Background()
+	now := time.Now()
+	add := func(id, owner string) error {
+		return m.CreateTask(ctx, &TaskRecord{ID: id, Owner: owner, Status: protocol.TaskWorking, CreatedAt: now, TTL: time.Hour})
+	}
+	for _, id := range []string{"a1", "a2"} {
+		if err := add(id, "a"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := add("b1", "b"); err != nil {
+		t.Fatal(err)
+	}
+	if err := add("a3", "a"); err == nil || !strings.Contains(err.Error(), "most one client may") {
+		t.Fatalf("a third running task of one owner: %v", err)
+	}
+	m.UpdateTask(ctx, &TaskRecord{ID: "a1", Owner: "a", Status: protocol.TaskCompleted, CreatedAt: now, TTL: time.Hour})
+	if err := add("a3", "a"); err != nil {
+		t.Fatalf("with a finished task to drop: %v", err)
+	}
+	for id, want := range map[string]bool{"a1": false, "a2": true, "a3": true, "b1": true} {
+		if _, err := m.GetTask(ctx, id); (err == nil) != want {
+			t.Errorf("%s kept: %v, want %v", id, err == nil, want)
+		}
+	}
+}
