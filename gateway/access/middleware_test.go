@@ -129,7 +129,7 @@ func startGateway(t *testing.T, live *access.Live, log *audit.Log) string {
 	return ts.URL
 }
 
-func connect(t *testing.T, url, version, caller, roles, scopes string) *client.Client {
+func connect(t testing.TB, url, version, caller, roles, scopes string) *client.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
