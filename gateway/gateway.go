@@ -10,7 +10,11 @@
 //     the host package names them (server__tool), resources and templates
 //     routed to the server that owns them, completion by its reference;
 //   - /servers/NAME/mcp: one server, its names unchanged;
-//   - /sse and /servers/NAME/sse: the HTTP+SSE transport of 2024-11-05;
+//   - /views/NAME/mcp: a view ([Options].Views, package gateway/view):
+//     the tools, prompts and resources it names, as it names them, with
+//     its fixed arguments set and hidden; the rest as on /mcp;
+//   - /sse, /servers/NAME/sse and /views/NAME/sse: the HTTP+SSE
+//     transport of 2024-11-05;
 //   - /healthz (alive), /readyz (every server connected), /metrics (when
 //     [Options.Metrics] is set).
 //

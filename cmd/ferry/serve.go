@@ -30,7 +30,8 @@ var serveCommand = &command{
 	args:    "[-- CMD ARGS]",
 	summary: "serve the servers over HTTP: all at /mcp, each at /servers/NAME/mcp (and /sse)",
 	help: `Serves the configured servers (or the ad-hoc one) as one MCP server over
-Streamable HTTP at /mcp, and each at /servers/NAME/mcp (and /sse).
+Streamable HTTP at /mcp, and each at /servers/NAME/mcp (and /sse); the
+configuration's "views" at /views/NAME/mcp (and /sse).
 SIGHUP reads the configuration again; SIGTERM stops in order: /readyz
 answers 503 at once, requests are served on for --drain-notice, then those
 in flight get --drain to finish; a second signal exits at once. Traces go
