@@ -18,9 +18,9 @@ import (
 // The gateway's tasks ([gateway.TaskStore]), in encoding/json (which
 // writes a time.Duration as its nanoseconds): each task a hash (its
 // status, and its record as JSON) that expires with the task; the tasks
-// of each owner a sorted set by creation, which expires with the last of
-// them; each replica's lease a key that expires unless renewed. A task
-// record holds the owner's name (a caller's id, or the digest of a
+// of each owner a sorted set by creation, bounded, which expires with the
+// last of them; each replica's lease a key that expires unless renewed.
+// A task record holds the owner's name (a caller's id, or the digest of a
 // session id), never a session id or a credential.
 
 func (s *Store) taskKey(id string) string { return s.prefix + "task:" + id }
@@ -32,29 +32,53 @@ func (s *Store) ownerKey(owner string) string {
 
 func (s *Store) leaseKey(replica string) string { return s.prefix + "replica:" + replica }
 
-// CreateTask implements [gateway.TaskStore]: one round trip.
+// ownerTasks bounds the tasks one owner holds in Redis, running or
+// finished and unexpired (a tenth of the in-process store's default).
+const ownerTasks = 1000
+
+// createTask stores a new task (KEYS[1]) in its owner's set (KEYS[2]),
+// both to expire at ARGV[3] (Unix ms; the set with the last of its
+// tasks). An owner at its share makes room with its oldest task gone or
+// finished; with none, it is refused (0). ARGV: status, record, expiry,
+// score (creation, Unix ms), id, share, the prefix of task keys.
+var createTask = redis.NewScript(`
+local n = redis.call('ZCARD', KEYS[2])
+if n >= tonumber(ARGV[6]) then
+  local room = false
+  for _, id in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
+    local k = ARGV[7] .. id
+    local s = redis.call('HGET', k, 'status')
+    if not s or s == 'completed' or s == 'failed' or s == 'cancelled' then
+      redis.call('DEL', k)
+      redis.call('ZREM', KEYS[2], id)
+      room = true
+      break
+    end
+  end
+  if not room then return 0 end
+end
+redis.call('HSET', KEYS[1], 'status', ARGV[1], 'data', ARGV[2])
+redis.call('PEXPIREAT', KEYS[1], ARGV[3])
+redis.call('ZADD', KEYS[2], ARGV[4], ARGV[5])
+redis.call('PEXPIREAT', KEYS[2], ARGV[3], 'NX')
+redis.call('PEXPIREAT', KEYS[2], ARGV[3], 'GT')
+return 1`)
+
+// CreateTask implements [gateway.TaskStore]: one round trip. Tasks
+// without an owner (stateless, without a caller) share one set, and its
+// bound.
 func (s *Store) CreateTask(ctx context.Context, t *gateway.TaskRecord) error {
 	data, err := json.Marshal(t)
 	if err != nil {
 		return err
 	}
-	expires := t.Expires()
-	_, err = s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		key := s.taskKey(t.ID)
-		p.HSet(ctx, key, "status", t.Status, "data", data)
-		p.PExpireAt(ctx, key, expires)
-		if t.Owner != "" {
-			owned := s.ownerKey(t.Owner)
-			p.ZAdd(ctx, owned, redis.Z{Score: float64(t.CreatedAt.UnixNano()), Member: t.ID})
-			// The set expires with the last of its tasks: set on a new
-			// set (NX), pushed later (GT) by a task that outlives it.
-			p.Do(ctx, "PEXPIREAT", owned, expires.UnixMilli(), "NX")
-			p.Do(ctx, "PEXPIREAT", owned, expires.UnixMilli(), "GT")
-		}
-		return nil
-	})
+	n, err := createTask.Run(ctx, s.rdb, []string{s.taskKey(t.ID), s.ownerKey(t.Owner)},
+		t.Status, data, t.Expires().UnixMilli(), t.CreatedAt.UnixMilli(), t.ID, ownerTasks, s.taskKey("")).Int()
 	if err != nil {
 		return fmt.Errorf("redis: %w", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("too many tasks: you hold %d running, the most one client may", ownerTasks)
 	}
 	return nil
 }

@@ -288,3 +288,45 @@ func TestIdleReplicaSendsNoBeat(t *testing.T) {
 		t.Errorf("an idle replica wrote to Redis: %q, then %q", before, after)
 	}
 }
+
+// One owner holds at most ownerTasks tasks in Redis: its oldest finished
+// one makes room for the next, and with all running it is refused, while
+// another owner's tasks stay.
+func TestTaskStoreOwnerShare(t *testing.T) {
+	url, _ := redisServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	s := open(t, url)
+	now := time.Now().UTC()
+	add := func(id, owner string, i int) error {
+		return s.CreateTask(ctx, &gateway.TaskRecord{ID: id, Owner: owner, Status: protocol.TaskWorking,
+			CreatedAt: now.Add(time.Duration(i) * time.Millisecond), UpdatedAt: now, TTL: time.Minute})
+	}
+	if err := add("other", "caller:bob", 0); err != nil {
+		t.Fatal(err)
+	}
+	for i := range ownerTasks {
+		if err := add(fmt.Sprint("a", i), "caller:alice", i); err != nil {
+			t.Fatalf("task %d: %v", i, err)
+		}
+	}
+	if err := add("over", "caller:alice", ownerTasks); err == nil || !strings.Contains(err.Error(), "too many tasks") {
+		t.Fatalf("a task past the share: %v", err)
+	}
+	first, _ := s.GetTask(ctx, "a0")
+	first.Status = protocol.TaskCompleted
+	if ok, err := s.UpdateTask(ctx, first); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	if err := add("over", "caller:alice", ownerTasks); err != nil {
+		t.Fatalf("with a finished task to drop: %v", err)
+	}
+	if _, err := s.GetTask(ctx, "a0"); err != gateway.ErrTaskNotFound {
+		t.Errorf("the finished task that made room: %v", err)
+	}
+	for _, id := range []string{"a1", "over", "other"} {
+		if _, err := s.GetTask(ctx, id); err != nil {
+			t.Errorf("%s: %v", id, err)
+		}
+	}
+}
