@@ -101,11 +101,37 @@ func TestGatewayLimits(t *testing.T) {
 	if status, _ := limitedPost(t, g.url+"/mcp", aliceTok); status != http.StatusBadRequest {
 		t.Fatalf("alice's request: %d, want 400: the rule names carol", status)
 	}
+	// SIGHUP: a configuration whose limits do not compile is refused
+	// whole; one without carol's rule frees her at once.
+	bad := map[string]any{"rules": []any{map[string]any{"rate": "ten/s"}}}
+	g.write(t, map[string]any{"mcpServers": everythingEntry(t), "audit": map[string]any{"file": g.audit}, "limits": bad})
+	if line := g.reload(t); !strings.Contains(line, "limits.rules[0].rate") {
+		t.Fatalf("a bad rate was not refused by name: %q", line)
+	}
+	if status, _ := limitedPost(t, g.url+"/mcp", carolTok); status != http.StatusTooManyRequests {
+		t.Fatalf("after a refused reload carol's request: %d, want 429 still", status)
+	}
+	limits["rules"] = limits["rules"].([]any)[:1]
+	g.write(t, map[string]any{"mcpServers": everythingEntry(t), "audit": map[string]any{"file": g.audit}, "limits": limits})
+	g.reload(t) // its answer is the earlier refusal's line, still in the log
+	if n := strings.Count(g.stderr.String(), "the configuration is refused"); n != 1 {
+		t.Fatalf("%d refusals logged, want the one of the bad configuration", n)
+	}
+	if status, _ := limitedPost(t, g.url+"/mcp", carolTok); status != http.StatusBadRequest {
+		t.Fatalf("after the reload carol's request: %d, want 400: her rule is gone", status)
+	}
+
 	for _, s := range []string{aliceTok, daveTok, bobTok, carolTok} {
 		if strings.Contains(g.stderr.String(), s) {
 			t.Fatal("a token is in the gateway's log")
 		}
 	}
+}
+
+// everythingEntry is the server entry of startPolicyGateway.
+func everythingEntry(t *testing.T) map[string]any {
+	everything := nodePackageBin(t, "@modelcontextprotocol/server-everything", "dist/index.js")
+	return map[string]any{"everything": map[string]any{"command": nodeBin, "args": []string{everything, "stdio"}}}
 }
 
 // TestGatewayLimitsShared: two replicas count against one Redis: what one
