@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-
 )
 
 // viewOf reads the view of a gateway's path, /views/NAME/...: "" for
