@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -32,6 +33,9 @@ import (
 type viewEndpoint struct {
 	name string
 	def  atomic.Pointer[view.View]
+
+	mu     sync.Mutex
+	warned map[string]string // the items last said missing, by kind (warnMissing)
 }
 
 // viewFronts are the endpoints of the gateway's views.
@@ -262,15 +266,47 @@ func (vw *viewEndpoint) promptArguments(name string, args map[string]string) (ma
 func (f *front) viewTools(ctx context.Context, req *server.Request) *catalog[protocol.Tool] {
 	return viewOf(f, ctx, req, &f.views.tools, func(ctx context.Context, req *server.Request, _ []*upstream) *catalog[protocol.Tool] {
 		def := f.vw.def.Load()
-		return viewNamed(f.g.agg.toolCatalog(ctx, req), def.Tools, def.Tool, func(t *protocol.Tool) string { return t.Name })
+		all := f.g.agg.toolCatalog(ctx, req)
+		f.vw.warnMissing(f.g, "tools", all.problems, def.MissingTools(hasRoute(all.routes)))
+		return viewNamed(all, def.Tools, def.Tool, func(t *protocol.Tool) string { return t.Name })
 	})
 }
 
 func (f *front) viewPrompts(ctx context.Context, req *server.Request) *catalog[protocol.Prompt] {
 	return viewOf(f, ctx, req, &f.views.prompts, func(ctx context.Context, req *server.Request, _ []*upstream) *catalog[protocol.Prompt] {
 		def := f.vw.def.Load()
-		return viewNamed(f.g.agg.promptCatalog(ctx, req), def.Prompts, def.Prompt, func(p *protocol.Prompt) string { return p.Name })
+		all := f.g.agg.promptCatalog(ctx, req)
+		f.vw.warnMissing(f.g, "prompts", all.problems, def.MissingPrompts(hasRoute(all.routes)))
+		return viewNamed(all, def.Prompts, def.Prompt, func(p *protocol.Prompt) string { return p.Name })
 	})
+}
+
+func hasRoute(routes map[string]route) func(string) bool {
+	return func(name string) bool { _, ok := routes[name]; return ok }
+}
+
+// warnMissing logs, once for as long as they stay the same, the tools or
+// prompts (kind) the view names that no server offers: a name misspelt
+// in the configuration leaves the view without the item, silently but
+// for this. Nothing is said while a server is down (problems): what it
+// offers is not known.
+func (vw *viewEndpoint) warnMissing(g *Gateway, kind string, problems []error, missing []string) {
+	if len(problems) > 0 {
+		return
+	}
+	said := strings.Join(missing, "\x00")
+	vw.mu.Lock()
+	defer vw.mu.Unlock()
+	if vw.warned[kind] == said {
+		return
+	}
+	if vw.warned == nil {
+		vw.warned = map[string]string{}
+	}
+	vw.warned[kind] = said
+	if len(missing) > 0 {
+		g.log.Warn("gateway: a view names "+kind+" no server offers (as /mcp names them)", "view", vw.name, kind, missing)
+	}
 }
 
 // viewNamed is the catalog of a view's tools or prompts out of all, the

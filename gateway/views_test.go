@@ -1,9 +1,11 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -343,3 +345,41 @@ func TestViewLogsOfItsServersOnly(t *testing.T) {
 		t.Errorf("the view's client got %s's log, want b's only", l)
 	}
 }
+
+// A view naming a tool no server has (a name misspelt) says so in the
+// log, once.
+func TestViewWarnsOfMissingItems(t *testing.T) {
+	a, _ := remote(t, "a", false)
+	var log bytes.Buffer
+	var mu sync.Mutex
+	logger := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return log.Write(p)
+	}), nil))
+	_, url := start(t, []*config.Server{a}, &Options{Logger: logger,
+		Views: viewSet(t, `{"v": {"tools": {"a__echo": {}, "a__ecoh": {}}, "prompts": {"a__greet": {}}}}`)})
+	ctx := ctxT(t)
+	for _, era := range eras {
+		c := connect(t, url+"/views/v/mcp", era.version, nil)
+		tools, err := client.Collect(c.Tools(ctx))
+		if err != nil || len(tools) != 1 || tools[0].Name != "a__echo" {
+			t.Fatalf("tools %+v %v", tools, err)
+		}
+		if _, err := client.Collect(c.Prompts(ctx)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if n := strings.Count(log.String(), `msg="gateway: a view names tools no server offers (as /mcp names them)" view=v tools=[a__ecoh]`); n != 1 {
+		t.Errorf("%d warnings of a__ecoh, want 1:\n%s", n, log.String())
+	}
+	if strings.Contains(log.String(), "prompts no server") {
+		t.Errorf("a warning of prompts, which are all there:\n%s", log.String())
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

@@ -213,6 +213,26 @@ func pick[T any](t table, all []T, nameOf func(*T) string, adapt func(*Item, T) 
 	return out
 }
 
+// MissingTools returns the tools the view names, as the aggregated
+// endpoint names them, that has says are not there; MissingPrompts the
+// prompts.
+func (v *View) MissingTools(has func(original string) bool) []string { return missing(v.tools, has) }
+
+// MissingPrompts is MissingTools for prompts.
+func (v *View) MissingPrompts(has func(original string) bool) []string {
+	return missing(v.prompts, has)
+}
+
+func missing(t table, has func(string) bool) []string {
+	var out []string
+	for _, it := range t.order {
+		if !has(it.Original) {
+			out = append(out, it.Original)
+		}
+	}
+	return out
+}
+
 // Resources returns the view's resources out of all: those it names by
 // URI, described as it says, and those a template of it matches.
 func (v *View) Resources(all []protocol.Resource) []protocol.Resource {
