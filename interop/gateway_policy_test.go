@@ -299,12 +299,12 @@ func TestGatewayPolicyOIDC(t *testing.T) {
 	var got []string
 	for _, r := range recs {
 		got = append(got, fmt.Sprint(r["caller"], " ", r["server"], " ", r["name"], " ", r["outcome"], " ", r["refused_by"]))
-		if r["issuer"] != issuer || r["time"] == nil || r["ms"] == nil {
+		if r["issuer"] != issuer || r["time"] == nil || r["ms"] == nil || r["refused_by"] == "insufficient_scope" && r["http_status"] != 403.0 {
 			t.Errorf("record %v: no issuer, time or ms", r)
 		}
 	}
 	want := []string{"bob-app everything everything__echo ok <nil>", "alice-app everything everything__get-env refused rule 3"}
-	want = append(append(want, want...), "alice-app everything everything__get-sum ok <nil>")
+	want = append(append(want, want...), "bob-app <nil> everything__get-sum refused insufficient_scope", "alice-app everything everything__get-sum ok <nil>")
 	if !slices.Equal(got, want) {
 		t.Errorf("audit records:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}

@@ -169,7 +169,7 @@ func cmdServe(o *cli) error {
 		return err
 	}
 	defer pol.close()
-	id.stepUp(pol.access, opts)
+	id.stepUp(pol, opts)
 	if err := setupLimits(o.files, opts, pol, log); err != nil {
 		ln.Close()
 		return err

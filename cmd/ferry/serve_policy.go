@@ -18,6 +18,7 @@ import (
 	"github.com/ferrymcp/ferry/gateway/audit"
 	"github.com/ferrymcp/ferry/host"
 	"github.com/ferrymcp/ferry/intercept"
+	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/transport/httpserver"
 )
 
@@ -162,13 +163,24 @@ func (id *identity) handlers() map[string]http.Handler {
 // stepUp makes a call that the access rules would allow with scopes the
 // token lacks a 403 insufficient_scope naming them, for the client to
 // step up from, where the endpoint tells the tool's qualified name (see
-// access.Live.ToolScopes).
-func (id *identity) stepUp(rules *access.Live, opts *gateway.Options) {
+// access.Live.ToolScopes); the audit records it.
+func (id *identity) stepUp(pol *servePolicy, opts *gateway.Options) {
 	if id == nil {
 		return
 	}
 	prefixed := opts.Prefix == "" || opts.Prefix == host.PrefixAlways
-	id.rs.ToolScopesFunc = rules.ToolScopes(cmp.Or(opts.Separator, host.DefaultSeparator), prefixed)
+	scopes := pol.access.ToolScopes(cmp.Or(opts.Separator, host.DefaultSeparator), prefixed)
+	id.rs.ToolScopesFunc = func(r *http.Request, c *intercept.Caller, tool string) []string {
+		need := scopes(r, c, tool)
+		if len(need) > 0 && pol.audit != nil {
+			server := ""
+			if strings.HasPrefix(r.URL.Path, "/servers/") {
+				server = r.PathValue("name")
+			}
+			pol.audit.Refused(c, server, protocol.MethodToolsCall, tool, "insufficient_scope", http.StatusForbidden)
+		}
+		return need
+	}
 }
 
 // resourceServer is the resource server an identity section describes.

@@ -53,10 +53,13 @@ type Record struct {
 	// Outcome is "ok", "tool_error" (a tool's result with isError),
 	// "error" (Code is the JSON-RPC error's) or "refused" (RefusedBy
 	// names the rule).
-	Outcome   string  `json:"outcome"`
-	Code      int64   `json:"code,omitempty"`
-	RefusedBy string  `json:"refused_by,omitempty"`
-	MS        float64 `json:"ms"`
+	Outcome   string `json:"outcome"`
+	Code      int64  `json:"code,omitzero"`
+	RefusedBy string `json:"refused_by,omitempty"`
+	// HTTPStatus is the status of a call refused before it was read
+	// whole (403 insufficient_scope).
+	HTTPStatus int     `json:"http_status,omitzero"`
+	MS         float64 `json:"ms"`
 }
 
 // Log writes records to a writer, one JSON line each, whole lines only
@@ -107,6 +110,19 @@ func (l *Log) Write(r *Record) error {
 	defer l.mu.Unlock()
 	_, err = l.w.Write(line)
 	return err
+}
+
+// Refused writes the record of a call refused at the door, before the
+// gateway's middleware saw it: by the resource server, with status
+// (403), for want of scopes (refusedBy "insufficient_scope"). What is
+// known of the call then is recorded: its caller, its server when the
+// endpoint's path names one, its tool as the client named it.
+func (l *Log) Refused(c *intercept.Caller, server, method, name, refusedBy string, status int) error {
+	rec := &Record{Time: l.now().UTC(), Server: server, Method: method, Name: name, Outcome: "refused", RefusedBy: refusedBy, HTTPStatus: status}
+	if c != nil {
+		rec.Caller, rec.Issuer = callerName(c), c.Issuer
+	}
+	return l.Write(rec)
 }
 
 // Middleware returns gateway middleware ([gateway.Options].Middleware)

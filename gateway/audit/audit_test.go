@@ -145,3 +145,17 @@ func TestConcurrentWholeLines(t *testing.T) {
 		t.Fatalf("an audit file that cannot be opened: %v", err)
 	}
 }
+
+func TestRefusedAtTheDoor(t *testing.T) {
+	var buf bytes.Buffer
+	l := NewLog(&buf, false)
+	l.now = func() time.Time { return time.Date(2026, 11, 29, 8, 0, 0, 0, time.UTC) }
+	c := &intercept.Caller{ID: "x", Subject: "bob", Issuer: "https://idp"}
+	if err := l.Refused(c, "ci", protocol.MethodToolsCall, "deploy", "insufficient_scope", 403); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"time":"2026-11-29T08:00:00Z","caller":"bob","issuer":"https://idp","server":"ci","method":"tools/call","name":"deploy","outcome":"refused","refused_by":"insufficient_scope","http_status":403,"ms":0}` + "\n"
+	if buf.String() != want {
+		t.Fatalf("got  %s\nwant %s", buf.String(), want)
+	}
+}
