@@ -94,13 +94,14 @@ func BearerCallers(tokens []Token) func(http.Handler) http.Handler {
 }
 
 // tokenCaller is the caller of token t, whose digest is sum: its named
-// caller, or the digest (which names the token without revealing it, in
-// the audit records too).
+// caller (ID and Subject alike, so that rules and limits name it as the
+// file does), or the digest (which names the token without revealing it,
+// in the audit records too).
 func tokenCaller(t Token, sum [sha256.Size]byte) *intercept.Caller {
 	if t.Caller == "" {
 		return &intercept.Caller{ID: "token-sha256:" + hex.EncodeToString(sum[:])}
 	}
-	return &intercept.Caller{ID: "token-caller:" + t.Caller, Subject: t.Caller, Roles: t.Roles}
+	return &intercept.Caller{ID: t.Caller, Subject: t.Caller, Roles: t.Roles}
 }
 
 // refuse answers status and closes the connection: a client without

@@ -86,7 +86,7 @@ func TestBearerCallersNameCallers(t *testing.T) {
 		text(t)(c.Call(ctx, "r__echo", map[string]string{"message": "m"}))
 	}
 	want := []string{
-		"token-caller:alice|alice|admin,ops",
+		"alice|alice|admin,ops",
 		// sha256("bare-token")
 		"token-sha256:d300834f86e0d535a0cbb861d176c4d69efefb7100083327b90a1f88a4f40fe6||",
 	}
