@@ -37,8 +37,8 @@ import (
 // What is bound to one replica is not shared: an isolated server's
 // process (a session on an endpoint that reaches one is served only by
 // the replica that opened it: another answers 404, and the client
-// initializes again), a GET stream and the events kept to resume it, the
-// HTTP+SSE transport's sessions.
+// initializes again), a GET stream (and without Events, the events kept
+// to resume a stream), the HTTP+SSE transport's sessions.
 type ReplicaOptions struct {
 	// Sealer seals and opens session ids; the replicas share its keys.
 	Sealer *Sealer
@@ -52,6 +52,10 @@ type ReplicaOptions struct {
 	Lifetime time.Duration
 	// Replica names this replica (default: random at start).
 	Replica string
+	// Events, when set, keeps the events of the sessions' streams, for a
+	// client to resume a stream with Last-Event-ID on any replica (see
+	// [EventStore]); without it, a stream resumes on its replica only.
+	Events EventStore
 }
 
 // SessionStore keeps what changes during legacy sessions, for every
@@ -157,6 +161,9 @@ func newSharing(g *Gateway, o ReplicaOptions) *sharing {
 			cancel()
 		})
 		g.wg.Go(func() { o.Store.Watch(ctx, sh.apply) })
+	}
+	if o.Events != nil {
+		newEventLog(sh, o.Events)
 	}
 	return sh
 }

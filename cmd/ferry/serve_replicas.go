@@ -44,7 +44,7 @@ func replicaOptions(ctx context.Context, f *serveFlags, log *slog.Logger) (*gate
 	if store == nil {
 		return o, func() {}, nil
 	}
-	o.Store = store
+	o.Store, o.Events = store, store
 	fctx, cancel := context.WithCancel(context.Background())
 	if f.sessionKeys == "" {
 		go store.FollowKeys(fctx, sealer, keys, keysFollowInterval)

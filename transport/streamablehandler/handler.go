@@ -86,6 +86,9 @@ type Options struct {
 	// session for Last-Event-ID resumption (default 1 MiB): each event
 	// counts its encoded size and a few dozen bytes of bookkeeping.
 	EventStoreBytes int
+	// Events, when set, keeps the events of streams beyond this handler,
+	// for a client to resume them on another (see [EventLog]).
+	Events EventLog
 	// Retry is the reconnection delay announced on resumable streams
 	// (default 1 second).
 	Retry time.Duration

@@ -323,7 +323,9 @@ func (s *session) push(st *stream, b []byte, final, keep bool) {
 	}
 	if st.sse {
 		st.seq++
-		s.store.add(event{stream: st.num, seq: st.seq, data: b, keep: keep})
+		e := event{stream: st.num, seq: st.seq, data: b, keep: keep}
+		s.store.add(e)
+		s.record(st, e, final)
 	} else {
 		st.early = append(st.early, event{data: b, keep: keep})
 	}
@@ -372,6 +374,9 @@ func (s *session) newStream(req jsonrpc.ID) *stream {
 				delete(s.streams, num)
 			}
 		}
+	}
+	if s.nextStream == 0 {
+		s.nextStream = s.h.firstStream()
 	}
 	s.nextStream++
 	st := &stream{num: s.nextStream, req: req, wake: make(chan struct{}, 1)}
@@ -513,6 +518,9 @@ func (s *session) serveGet(w http.ResponseWriter, r *http.Request) {
 		st := s.streams[num]
 		s.mu.Unlock()
 		if !ok || st == nil {
+			if ok && s.resumeLogged(w, r, num, seq) {
+				return
+			}
 			writeError(w, http.StatusNotFound, jsonrpc.ID{}, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "unknown or expired event id %q", last))
 			return
 		}
@@ -600,10 +608,11 @@ func (s *session) serveStream(w http.ResponseWriter, r *http.Request, st *stream
 			// Something comes before the response: switch to SSE, the
 			// queued messages becoming the stream's first events.
 			st.sse = true
-			for _, e := range st.early {
+			for i, e := range st.early {
 				st.seq++
 				e.stream, e.seq = st.num, st.seq
 				s.store.add(e)
+				s.record(st, e, st.final && i == len(st.early)-1)
 			}
 			st.early = nil
 		}
