@@ -282,7 +282,9 @@ func (r *viewReader) fixed(at []string, raw jsontext.Value, prompt bool) map[str
 			v, _ := jsontext.AppendQuote(nil, s)
 			out[m.name] = v
 		default:
-			out[m.name] = slices.Clone(m.value)
+			v := slices.Clone(m.value)
+			v.Compact() // valid: the whole file was read as JSON
+			out[m.name] = v
 		}
 	}
 	return out

@@ -10,7 +10,7 @@ func TestReadViews(t *testing.T) {
 		"views": {
 			"support": {
 				"tools": {
-					"github__search_issues": {"name": "search", "title": "Search", "description": "Search tickets", "fixed": {"repo": "${REPO}", "limit": 5},},
+					"github__search_issues": {"name": "search", "title": "Search", "description": "Search tickets", "fixed": {"repo": "${REPO}", "limit": 5, "labels": [ "a", "b" ]},},
 					"slack__post": {},
 					"everything__echo": null
 				},
@@ -47,7 +47,7 @@ func TestReadViews(t *testing.T) {
 	}
 	search := v.Tools[0]
 	if search.Shown() != "search" || search.Title != "Search" || search.Description != "Search tickets" ||
-		string(search.Fixed["repo"]) != `"acme/support"` || string(search.Fixed["limit"]) != "5" {
+		string(search.Fixed["repo"]) != `"acme/support"` || string(search.Fixed["limit"]) != "5" || string(search.Fixed["labels"]) != `["a","b"]` {
 		t.Errorf("search: %+v %s %s", search, search.Fixed["repo"], search.Fixed["limit"])
 	}
 	if v.Tools[1].Shown() != "slack__post" || v.Tools[1].Fixed != nil {

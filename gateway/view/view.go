@@ -17,6 +17,7 @@ package view
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -310,7 +311,7 @@ func fixedError(item, arg string) error {
 }
 
 // Arguments returns the arguments of a call of the tool: args, the
-// client's (a JSON object, or nil for none), with the fixed arguments
+// client's (a JSON object; nil or blank for none), with the fixed arguments
 // added. A client that sends one of them gets -32602 naming it. Without
 // fixed arguments args is returned as it is, uncopied.
 func (it *Item) Arguments(args jsontext.Value) (jsontext.Value, error) {
@@ -350,23 +351,32 @@ func (it *Item) fixedSize() int {
 	return n
 }
 
-// refuseFixed fails when the object args has a member the item fixes.
+// refuseFixed fails when the object args has a member the item fixes,
+// or is not one JSON object (the server validated it as it read the
+// request: this is for other callers).
 func (it *Item) refuseFixed(args jsontext.Value) error {
+	notObject := jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: arguments must be a JSON object")
 	dec := jsontext.NewDecoder(bytes.NewReader(args))
 	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
-		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: arguments must be an object")
+		return notObject
 	}
 	for dec.PeekKind() == '"' {
 		tok, err := dec.ReadToken()
 		if err != nil {
-			break
+			return notObject
 		}
 		if name := tok.String(); it.fixed[name] != nil {
 			return fixedError(it.Name, name)
 		}
 		if err := dec.SkipValue(); err != nil {
-			break
+			return notObject
 		}
+	}
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '}' {
+		return notObject
+	}
+	if _, err := dec.ReadToken(); err != io.EOF {
+		return notObject
 	}
 	return nil
 }

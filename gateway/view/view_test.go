@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ferrymcp/ferry/config"
@@ -12,7 +13,9 @@ import (
 	"github.com/ferrymcp/ferry/protocol"
 )
 
-func compiled(t *testing.T, views string) *Set {
+func compiled(t *testing.T, views string) *Set { return compiledF(t, views) }
+
+func compiledF(t testing.TB, views string) *Set {
 	t.Helper()
 	f, err := config.Parse("ferry.json", []byte(`{"mcpServers": {}, "views": `+views+`}`), nil)
 	if err != nil {
@@ -156,4 +159,38 @@ func TestNewRefuses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Whatever arguments a caller gives, Arguments returns one valid JSON
+// object with each fixed argument once and every argument sent, or
+// -32602.
+func FuzzArguments(f *testing.F) {
+	for _, seed := range []string{``, `{}`, ` { } `, `{"q":1}`, `{"repo":"x"}`, `{"a":`, `{"a":1}}`, `{"a":1} {}`, `[1]`, `{"\u0072epo":1}`, `{"a":{"repo":1}}`} {
+		f.Add(seed)
+	}
+	v := compiledF(f, `{"v": {"tools": {"a__x": {"name": "x", "fixed": {"repo": "acme/app", "n": [1, {"k": null}]}}}}}`).Get("v")
+	f.Fuzz(func(t *testing.T, args string) {
+		var in jsontext.Value
+		if args != "" {
+			in = jsontext.Value(args)
+		}
+		out, err := v.Tool("x").Arguments(in)
+		if err != nil {
+			var je *jsonrpc.Error
+			if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
+				t.Fatalf("%q: error %v, want -32602", args, err)
+			}
+			return
+		}
+		var got, sent map[string]jsontext.Value
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatalf("%q gave %q, not an object: %v", args, out, err)
+		}
+		if strings.TrimSpace(args) != "" && json.Unmarshal(in, &sent) != nil {
+			t.Fatalf("%q, not an object, was taken: %q", args, out)
+		}
+		if string(got["repo"]) != `"acme/app"` || string(got["n"]) != `[1,{"k":null}]` || len(got) != len(sent)+2 {
+			t.Fatalf("%q gave %q", args, out)
+		}
+	})
 }
