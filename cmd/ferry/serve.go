@@ -32,8 +32,11 @@ var serveCommand = &command{
 	help: `Serves the configured servers (or the ad-hoc one) as one MCP server over
 Streamable HTTP at /mcp, and each at /servers/NAME/mcp (and /sse); the
 configuration's "views" at /views/NAME/mcp (and /sse).
-SIGHUP reads the configuration again; SIGTERM stops in order: /readyz
-answers 503 at once, requests are served on for --drain-notice, then those
+The configuration's "identity" (an OAuth provider's access tokens),
+"access" (rules on tools, prompts and resources) and "audit" (a record
+per call) apply to every endpoint. SIGHUP reads the configuration again,
+taken whole or not at all; SIGTERM stops in order: /readyz answers 503
+at once, requests are served on for --drain-notice, then those
 in flight get --drain to finish; a second signal exits at once. Traces go
 over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set. --max-timeout bounds a
 call to a server (--timeout, an idle bound, is left to the clients).`,
@@ -58,7 +61,7 @@ type serveFlags struct {
 // declare declares the flags of ferry serve.
 func (f *serveFlags) declare(fs *flag.FlagSet) {
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8000", "where to listen, `HOST:PORT` (default 127.0.0.1:8000)")
-	fs.StringVar(&f.tokenFile, "token-file", "", "bearer tokens clients must send, one per line in `FILE` (or FERRY_GATEWAY_TOKENS); needed beyond loopback")
+	fs.StringVar(&f.tokenFile, "token-file", "", "bearer tokens clients must send, one a line in `FILE`: TOKEN [CALLER [ROLE...]] (or FERRY_GATEWAY_TOKENS); needed beyond loopback, unless the configuration has an \"identity\"")
 	fs.BoolVar(&f.insecure, "insecure-no-auth", false, "listen beyond loopback without inbound auth")
 	fs.Var(&f.isolate, "isolate", "a process per client session for `SERVER` (* for all); or \"isolation\": \"session\" in its entry")
 	fs.Var(&f.origins, "allow-origin", "a browser `ORIGIN` to accept too (repeatable)")
@@ -113,7 +116,7 @@ func cmdServe(o *cli) error {
 	if !loopback(ln.Addr()) && auth == nil {
 		if !f.insecure {
 			ln.Close()
-			return usageErrorf("%s is reachable beyond this machine: give clients tokens (--token-file FILE or FERRY_GATEWAY_TOKENS), or say --insecure-no-auth", f.addr)
+			return usageErrorf("%s is reachable beyond this machine: give clients tokens (--token-file FILE or FERRY_GATEWAY_TOKENS, or an \"identity\" in the configuration), or say --insecure-no-auth", f.addr)
 		}
 		fmt.Fprintf(o.stderr, "ferry serve: WARNING: listening on %s WITHOUT AUTHENTICATION: anyone who reaches it can use every server\n", ln.Addr())
 		log.Warn("listening beyond loopback without authentication", "addr", ln.Addr().String())
