@@ -1,12 +1,21 @@
 package shared
 
 import (
+	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/ferrymcp/ferry/config"
 	"github.com/ferrymcp/ferry/gateway"
+	"github.com/ferrymcp/ferry/protocol"
 )
 
 // The events of a stream come back after the number asked, with what
@@ -79,5 +88,157 @@ func TestStreamEventsAppendRead(t *testing.T) {
 	st, _, _ := s.Read(ctx, "s:b:1", 0)
 	if len(st.Events) != readCount || st.Events[0].Seq == 1 {
 		t.Errorf("a read from the start got %d events from %d: want %d of the most recent", len(st.Events), st.Events[0].Seq, readCount)
+	}
+}
+
+// A GET stream resumes on another replica: the events the client missed
+// there, then, at its next GET, the other replica's own GET stream.
+func TestGETStreamResumesOnOtherReplica(t *testing.T) {
+	url, _ := redisServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	up := logServer(t)
+	store := open(t, url)
+	keys, err := store.Keys(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealer, err := gateway.NewSealer(keys...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var urls []string
+	var gws []*gateway.Gateway
+	for range 2 {
+		st := open(t, url)
+		g, err := gateway.New([]*config.Server{up}, &gateway.Options{Replicas: &gateway.ReplicaOptions{Sealer: sealer, Store: st, Events: st}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { g.Close(context.Background()) })
+		if err := g.Ready(ctx); err != nil {
+			t.Fatal(err)
+		}
+		ts := httptest.NewServer(g)
+		t.Cleanup(ts.Close)
+		urls, gws = append(urls, ts.URL+"/mcp"), append(gws, g)
+	}
+	id := initialize(t, ctx, urls[0])
+	get := func(url, last string) *bufio.Reader {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Mcp-Session-Id", id)
+		req.Header.Set("Mcp-Protocol-Version", protocol.LatestLegacyVersion)
+		if last != "" {
+			req.Header.Set("Last-Event-ID", last)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		if resp.StatusCode != http.StatusOK {
+			body, _ := io.ReadAll(resp.Body)
+			t.Fatalf("GET %s after %q: %s %s", url, last, resp.Status, body)
+		}
+		return bufio.NewReader(resp.Body)
+	}
+
+	// Three list_changed on replica 0's GET stream; the client reads one.
+	stream := get(urls[0], "")
+	gws[0].Update([]*config.Server{up})
+	first := nextEvent(t, stream)
+	num, _, _ := strings.Cut(first.id, "-")
+	sum := sha256.Sum256([]byte(id))
+	name := "s:" + hex.EncodeToString(sum[:16]) + ":" + num
+	waitRecorded(t, store, name, 3)
+
+	// Replica 1 replays the other two, then ends the response.
+	stream = get(urls[1], first.id)
+	var last sseEvent
+	for range 2 {
+		last = nextEvent(t, stream)
+		if !strings.Contains(last.data, "list_changed") || last.id == first.id {
+			t.Fatalf("replayed %+v after %s", last, first.id)
+		}
+	}
+	if _, err := stream.ReadString('\n'); err != io.EOF {
+		t.Errorf("the replay went on: %v", err)
+	}
+	// Nothing more to replay: the GET is replica 1's own stream.
+	stream = get(urls[1], last.id)
+	gws[1].Update([]*config.Server{up})
+	if e := nextEvent(t, stream); !strings.Contains(e.data, "list_changed") {
+		t.Errorf("replica 1's GET stream got %+v", e)
+	}
+}
+
+// initialize opens a legacy session at url and returns its id.
+func initialize(t *testing.T, ctx context.Context, url string) string {
+	t.Helper()
+	var id string
+	for _, body := range []string{
+		fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, protocol.LatestLegacyVersion),
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+	} {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if id != "" {
+			req.Header.Set("Mcp-Session-Id", id)
+			req.Header.Set("Mcp-Protocol-Version", protocol.LatestLegacyVersion)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode/100 != 2 {
+			t.Fatalf("%s: %s", body, resp.Status)
+		}
+		if id == "" {
+			id = resp.Header.Get("Mcp-Session-Id")
+		}
+	}
+	return id
+}
+
+type sseEvent struct{ id, data string }
+
+// nextEvent reads the next event that carries data.
+func nextEvent(t *testing.T, br *bufio.Reader) sseEvent {
+	t.Helper()
+	var e sseEvent
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("reading an event: %v", err)
+		}
+		line = strings.TrimRight(line, "\r\n")
+		switch {
+		case line == "" && e.data != "":
+			return e
+		case strings.HasPrefix(line, "id:"):
+			e.id = strings.TrimSpace(line[3:])
+		case strings.HasPrefix(line, "data:"):
+			e.data += strings.TrimSpace(line[5:])
+		}
+	}
+}
+
+// waitRecorded waits until the store holds n events of stream: the
+// replica records them a moment after it sends them.
+func waitRecorded(t *testing.T, s *Store, stream string, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		st, _, err := s.Read(context.Background(), stream, 0)
+		if err == nil && len(st.Events) >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the store holds %d events of %s, want %d (%v)", len(st.Events), stream, n, err)
+		}
 	}
 }
