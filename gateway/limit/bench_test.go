@@ -30,7 +30,7 @@ func BenchmarkLimit(b *testing.B) {
 	}
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
-			c := newGateway(b, &config.Limits{Rules: tc.rules}, tc.limiter).connect(b, "/mcp", "alice")
+			c := newGateway(b, &config.Limits{Rules: tc.rules}, tc.limiter, nil).connect(b, "/mcp", "alice")
 			ctx := context.Background()
 			b.ReportAllocs()
 			b.ResetTimer()

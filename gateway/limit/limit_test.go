@@ -17,6 +17,7 @@ import (
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/config"
 	"github.com/ferrymcp/ferry/gateway"
+	"github.com/ferrymcp/ferry/gateway/view"
 	"github.com/ferrymcp/ferry/host"
 	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/jsonrpc"
@@ -58,11 +59,12 @@ type fixture struct {
 }
 
 func newFixture(t testing.TB, cfg *config.Limits) *fixture {
-	return newGateway(t, cfg, true)
+	return newGateway(t, cfg, true, nil)
 }
 
-// newGateway is the fixture, without the limiter when not limited.
-func newGateway(t testing.TB, cfg *config.Limits, limited bool) *fixture {
+// newGateway is the fixture, without the limiter when not limited, with
+// views.
+func newGateway(t testing.TB, cfg *config.Limits, limited bool, views *view.Set) *fixture {
 	t.Helper()
 	p, err := Compile(cfg)
 	if err != nil {
@@ -82,14 +84,20 @@ func newGateway(t testing.TB, cfg *config.Limits, limited bool) *fixture {
 		}
 		return &protocol.CallToolResult{}, nil
 	})
+	var mu sync.Mutex
+	var pipes []jsonrpc.Stream
 	opts := &gateway.Options{
 		Auth: callerHeader,
 		Host: host.Options{RequestTimeout: -1, Transport: func(ctx context.Context, s *config.Server) (jsonrpc.Stream, error) {
 			a, b := memory.NewPipe(jsonrpc.Limits{})
+			mu.Lock()
+			pipes = append(pipes, a)
+			mu.Unlock()
 			go up.Run(context.Background(), a)
 			return b, nil
 		}},
-		HTTP: streamablehandler.Options{DisableHostCheck: true},
+		HTTP:  streamablehandler.Options{DisableHostCheck: true},
+		Views: views,
 	}
 	if limited {
 		opts.Limit = f.l.HTTP
@@ -101,8 +109,16 @@ func newGateway(t testing.TB, cfg *config.Limits, limited bool) *fixture {
 	}
 	t.Cleanup(func() {
 		g.Close(context.Background())
+		mu.Lock()
+		for _, p := range pipes {
+			p.Close() // the server's end: its Run returns
+		}
+		mu.Unlock()
 		up.Close()
 	})
+	if err := g.Ready(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	f.h = g
 	return f
 }
@@ -326,6 +342,36 @@ func TestLocalPrunes(t *testing.T) {
 		}
 		if n := s.Len(); n > 2*minSweep {
 			t.Fatalf("%d buckets kept", n)
+		}
+	})
+}
+
+// On a view, a rule names a tool as the aggregated endpoint does
+// (SERVER__TOOL), whatever the view calls it, and counts the view's
+// calls only.
+func TestViewCounts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		views, err := view.New([]*config.View{{Name: "support", Tools: []config.ViewItem{{From: "s__echo", Name: "hello"}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := newGateway(t, &config.Limits{Rules: []config.LimitRule{
+			{Name: "support echo", Tools: []string{"s__echo"}, Views: []string{"support"}, Per: []string{"caller"}, Rate: "1/h"},
+		}}, true, views)
+		ctx := context.Background()
+		v := f.connect(t, "/views/support/mcp", "alice")
+		if _, err := v.Call(ctx, "hello", nil); err != nil {
+			t.Fatal(err)
+		}
+		_, err = v.Call(ctx, "hello", nil)
+		if name, _ := limited(t, err); name != "support echo" {
+			t.Fatalf("refused by %q", name)
+		}
+		agg := f.connect(t, "/mcp", "alice")
+		for range 2 {
+			if _, err := agg.Call(ctx, "s__echo", nil); err != nil {
+				t.Fatalf("on /mcp, not the view: %v", err)
+			}
 		}
 	})
 }
