@@ -71,9 +71,32 @@ func newServePolicy(files []*config.File, opts *gateway.Options, stderr io.Write
 		opts.Middleware = append(opts.Middleware, p.audit.Middleware(func(err error) {
 			log.Error("audit: a record could not be written", "error", err)
 		}))
+		p.add(func(files []*config.File) (func(), error) { return p.reopenAudit(files, stderr, log) })
 	}
 	opts.Middleware = append(opts.Middleware, p.access.Middleware())
 	return p, nil
+}
+
+// reopenAudit checks the audit section of files and returns what opens
+// its file again (a rotation moved the old one away, or the section
+// names another): a reload does it. Without the section, records go to
+// stderr; a configuration that had none at the start gets none (the
+// audit is not in the gateway's middleware).
+func (p *servePolicy) reopenAudit(files []*config.File, stderr io.Writer, log *slog.Logger) (func(), error) {
+	var a config.Audit
+	from, err := config.FirstSection(files, "audit", &a)
+	if err != nil {
+		return nil, err
+	}
+	apply, err := p.audit.Reopen(&a, stderr)
+	if err != nil {
+		return nil, config.SectionError(from.Path, "audit", err) // from is set: stderr cannot fail
+	}
+	return func() {
+		if err := apply(); err != nil {
+			log.Error("SIGHUP: the audit file cannot be opened again; records go on to the one open", "error", err)
+		}
+	}, nil
 }
 
 // accessOf compiles the "access" section of the first file that has

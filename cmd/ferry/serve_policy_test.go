@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -78,6 +79,18 @@ func TestPolicyAuditSection(t *testing.T) {
 	defer p.close()
 	if p.audit == nil || len(opts.Middleware) != 2 {
 		t.Fatalf("audit %v, %d middleware", p.audit, len(opts.Middleware))
+	}
+	// A reload that names a file that cannot be made is refused; one
+	// that names another file takes it.
+	err = p.reload([]*config.File{parseFile(t, `{"mcpServers": {}, "audit": {"file": "`+filepath.Join(dir, "none", "audit.jsonl")+`"}}`)})
+	if err == nil || !strings.HasPrefix(err.Error(), "ferry.json: audit.file: ") {
+		t.Fatalf("reload with an audit file that cannot be made: %v", err)
+	}
+	if err := p.reload([]*config.File{parseFile(t, `{"mcpServers": {}, "audit": {"file": "`+filepath.Join(dir, "other.jsonl")+`"}}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "other.jsonl")); err != nil {
+		t.Fatal(err)
 	}
 	f = parseFile(t, `{"mcpServers": {}, "audit": {"file": "`+filepath.Join(dir, "none", "audit.jsonl")+`"}}`)
 	if _, err := newServePolicy([]*config.File{f}, &gateway.Options{}, nil, nil); err == nil || !strings.HasPrefix(err.Error(), "ferry.json: audit.file: ") {

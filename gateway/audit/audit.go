@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-json-experiment/json"
@@ -68,36 +69,75 @@ type Log struct {
 	mu        sync.Mutex
 	w         io.Writer
 	close     func() error
-	arguments bool
+	arguments atomic.Bool
 	now       func() time.Time
 }
 
 // Open returns the log an audit section describes: appended to its file
 // (made readable by its owner only), else written to stderr.
 func Open(c *config.Audit, stderr io.Writer) (*Log, error) {
-	l := &Log{w: stderr, close: func() error { return nil }, now: time.Now}
-	if c == nil {
-		return l, nil
+	w, closeFn, err := open(c, stderr)
+	if err != nil {
+		return nil, err
 	}
-	l.arguments = c.Arguments
-	if c.File != "" {
-		f, err := os.OpenFile(c.File, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-		if err != nil {
-			return nil, &config.FieldError{Path: "file", Err: err}
-		}
-		l.w, l.close = f, f.Close
-	}
+	l := &Log{w: w, close: closeFn, now: time.Now}
+	l.arguments.Store(c != nil && c.Arguments)
 	return l, nil
+}
+
+// open returns the writer of an audit section: its file, opened for
+// appending, else stderr.
+func open(c *config.Audit, stderr io.Writer) (io.Writer, func() error, error) {
+	if c == nil || c.File == "" {
+		return stderr, func() error { return nil }, nil
+	}
+	f, err := os.OpenFile(c.File, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, nil, &config.FieldError{Path: "file", Err: err}
+	}
+	return f, f.Close, nil
+}
+
+// Reopen checks that the log can be written as c says and returns what
+// makes it so, for a reload of the configuration, which applies it only
+// once every part of the configuration is checked: apply opens c's file
+// again (the same name after a rotation moved the old file away, or
+// another) and closes the one written so far. A file that cannot be
+// opened by then leaves the log as it was, and apply says why.
+func (l *Log) Reopen(c *config.Audit, stderr io.Writer) (apply func() error, err error) {
+	_, closeFn, err := open(c, stderr)
+	if err != nil {
+		return nil, err
+	}
+	closeFn()
+	return func() error {
+		w, closeFn, err := open(c, stderr)
+		if err != nil {
+			return err
+		}
+		l.mu.Lock()
+		old := l.close
+		l.w, l.close = w, closeFn
+		l.arguments.Store(c != nil && c.Arguments)
+		l.mu.Unlock()
+		return old()
+	}, nil
 }
 
 // NewLog returns a log writing to w; arguments says whether records hold
 // the arguments themselves.
 func NewLog(w io.Writer, arguments bool) *Log {
-	return &Log{w: w, close: func() error { return nil }, arguments: arguments, now: time.Now}
+	l := &Log{w: w, close: func() error { return nil }, now: time.Now}
+	l.arguments.Store(arguments)
+	return l
 }
 
 // Close closes the log's file.
-func (l *Log) Close() error { return l.close() }
+func (l *Log) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.close()
+}
 
 // Write writes one record.
 func (l *Log) Write(r *Record) error {
@@ -177,7 +217,7 @@ func (l *Log) begin(ctx context.Context, ir *intercept.Request, start time.Time)
 		if err := canon.Canonicalize(); err == nil {
 			sum := sha256.Sum256(canon)
 			rec.ArgumentsSHA256 = hex.EncodeToString(sum[:])
-			if l.arguments {
+			if l.arguments.Load() {
 				rec.Arguments = canon
 			}
 		}

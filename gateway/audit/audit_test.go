@@ -159,3 +159,38 @@ func TestRefusedAtTheDoor(t *testing.T) {
 		t.Fatalf("got  %s\nwant %s", buf.String(), want)
 	}
 }
+
+// A reload reopens the file: after a rotation moved it away, records go
+// to a new file of the same name; a file that cannot be opened is refused
+// before anything changes.
+func TestReopen(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "audit.jsonl")
+	l, err := Open(&config.Audit{File: path}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	call := l.Middleware(nil)(handler(intercept.Result{}, nil))
+	call(context.Background(), &intercept.Request{Method: protocol.MethodToolsCall, Source: source{name: "before", args: `{"a":1}`}})
+	if err := os.Rename(path, path+".1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Reopen(&config.Audit{File: filepath.Join(dir, "none", "x")}, nil); err == nil || !strings.HasPrefix(err.Error(), "file: ") {
+		t.Fatalf("reopening where no file can be: %v", err)
+	}
+	apply, err := l.Reopen(&config.Audit{File: path, Arguments: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := apply(); err != nil {
+		t.Fatal(err)
+	}
+	call(context.Background(), &intercept.Request{Method: protocol.MethodToolsCall, Source: source{name: "after", args: `{"a":1}`}})
+	old, _ := os.ReadFile(path + ".1")
+	now, _ := os.ReadFile(path)
+	if !strings.Contains(string(old), `"name":"before"`) || strings.Contains(string(old), "after") ||
+		!strings.Contains(string(now), `"name":"after"`) || !strings.Contains(string(now), `"arguments":{"a":1}`) {
+		t.Fatalf("rotated file %s\nnew file %s", old, now)
+	}
+}
