@@ -55,7 +55,7 @@ func (g *Gateway) routes() *http.ServeMux {
 	handle("/sse", guard(g.bindSessions(g.agg.sse)))
 	handle("/message", guard(g.bindSessions(g.agg.sse)))
 	handle("/servers/{name}/{endpoint}", guard(shared(g.bindSessions(http.HandlerFunc(g.serveOne)))))
-	handle("/views/{name}/{endpoint}", guard(shared(g.bindSessions(http.HandlerFunc(g.serveViewHTTP)))))
+	handle("/views/{name}/{endpoint}", g.viewRoute(guard(shared(g.bindSessions(http.HandlerFunc(g.serveViewHTTP))))))
 	return mux
 }
 

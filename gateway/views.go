@@ -166,6 +166,39 @@ func ownedBy(owners map[string]*upstream, u *upstream) bool {
 	return false
 }
 
+// viewKey carries, on the context of an HTTP request to a view's
+// endpoint, the view as it was when the request came (viewRoute).
+type viewKey struct{}
+
+// viewRoute puts the view an HTTP request to /views/NAME/ is for on the
+// request's context before Options.Auth sees it, for ViewTool.
+func (g *Gateway) viewRoute(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if f := g.viewFront(r.PathValue("name")); f != nil {
+			r = r.WithContext(context.WithValue(r.Context(), viewKey{}, f.vw.def.Load()))
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// ViewTool returns the name the aggregated endpoint (/mcp) gives the
+// tool a view calls name, for r, an HTTP request to the view's endpoint
+// (/views/NAME/...) as [Options].Auth gets it: so that authorization that
+// decides on /mcp's names before the request is served (an access rule's
+// 403 insufficient_scope, see gateway/access) decides alike on a view.
+// ok is false for a request to another endpoint, and for a name the view
+// does not show.
+func ViewTool(r *http.Request, name string) (original string, ok bool) {
+	v, _ := r.Context().Value(viewKey{}).(*view.View)
+	if v == nil {
+		return "", false
+	}
+	if it := v.Tool(name); it != nil {
+		return it.Original, true
+	}
+	return "", false
+}
+
 // serveViewHTTP serves the endpoints of one view.
 func (g *Gateway) serveViewHTTP(w http.ResponseWriter, r *http.Request) {
 	f := g.viewFront(r.PathValue("name"))

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/ferrymcp/ferry/gateway"
 	"github.com/ferrymcp/ferry/intercept"
 )
 
@@ -14,16 +15,21 @@ import (
 // client to step up from, before the call is read further. It decides
 // where the endpoint's path tells the tool's qualified name without the
 // catalog (sep joins a server's name and its tool's): /servers/NAME/, and
-// the aggregated /mcp and /message when their names always carry their
-// server's (prefixed). Elsewhere (a view) the middleware refuses the
-// same call with an insufficient_scope JSON-RPC error.
+// the aggregated /mcp and /message, and a view's /views/NAME/ (through
+// gateway.ViewTool), when their names always carry their server's
+// (prefixed). Elsewhere the middleware refuses the same call with an
+// insufficient_scope JSON-RPC error.
 func (l *Live) ToolScopes(sep string, prefixed bool) func(r *http.Request, c *intercept.Caller, tool string) []string {
 	return func(r *http.Request, c *intercept.Caller, tool string) []string {
 		name, ok := qualified(r, sep, prefixed, tool)
 		if !ok {
 			return nil
 		}
-		d := l.Policy().Decide(c, Target{Kind: Tool, Name: name})
+		t := Target{Kind: Tool, Name: name}
+		if strings.HasPrefix(r.URL.Path, "/views/") {
+			t.Alias = r.PathValue("name") + ":" + tool // as the middleware names it
+		}
+		d := l.Policy().Decide(c, t)
 		if d.Allowed {
 			return nil
 		}
@@ -34,6 +40,10 @@ func (l *Live) ToolScopes(sep string, prefixed bool) func(r *http.Request, c *in
 // qualified is the qualified name of tool as the endpoint of r shows it,
 // when its path tells it.
 func qualified(r *http.Request, sep string, prefixed bool, tool string) (string, bool) {
+	if strings.HasPrefix(r.URL.Path, "/views/") {
+		name, ok := gateway.ViewTool(r, tool) // /mcp's name of the view's tool
+		return name, ok && prefixed
+	}
 	if strings.HasPrefix(r.URL.Path, "/servers/") {
 		if server := r.PathValue("name"); server != "" {
 			return server + sep + tool, true
