@@ -3,8 +3,13 @@ package stdio
 import (
 	"io"
 	"os"
+	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/ferrymcp/ferry/jsonrpc"
 )
@@ -65,4 +70,83 @@ func TestPollReader(t *testing.T) {
 	if after := openFDs(t); after != before {
 		t.Errorf("open descriptors: %d before, %d after", before, after)
 	}
+}
+
+// A Read that follows one that returned a single line and emptied the
+// pipe waits in poll without a read that returns EAGAIN first: with one
+// call in flight every request finds the pipe empty, and that read was
+// a third of the system calls per request. After a read that filled its
+// buffer, or brought several lines or part of one, the read still comes
+// first, as more is likely there. The wait ends here with the eventfd
+// signalled (as interrupt does while a Read is blocked), so that the
+// count is of one Read on this thread alone: /proc/thread-self/io counts
+// the read system calls of the calling thread.
+func TestPollReaderReadsOnlyWhatWaitFound(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		first string // written, then read into an 8-byte buffer
+		reads int    // read system calls of the next Read, on an empty pipe
+	}{
+		{"after one line", "ab\n", 0},
+		{"after a full buffer", "abcdefg\n", 1},
+		{"after two lines", "a\nb\n", 1},
+		{"after part of a line", "ab", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			defer w.Close()
+			g, interrupt := reopen(r)
+			if g == nil {
+				t.Fatal("reopen of a pipe gave nothing")
+			}
+			defer interrupt()
+			p := g.(*pollReader)
+			w.WriteString(tc.first)
+			buf := make([]byte, 8)
+			if n, err := g.Read(buf); err != nil || string(buf[:n]) != tc.first {
+				t.Fatalf("Read = %q, %v", buf[:n], err)
+			}
+			one := [8]byte{1}
+			if _, err := unix.Write(int(p.fds[1].Fd), one[:]); err != nil {
+				t.Fatal(err)
+			}
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			before := threadReads(t)
+			overhead := threadReads(t) - before // of threadReads itself
+			before = threadReads(t)
+			_, err = g.Read(buf)
+			reads := threadReads(t) - before - overhead
+			if err != jsonrpc.ErrClosed {
+				t.Errorf("Read with the eventfd signalled: %v, want jsonrpc.ErrClosed", err)
+			}
+			if reads != tc.reads {
+				t.Errorf("read system calls: %d, want %d", reads, tc.reads)
+			}
+		})
+	}
+}
+
+// threadReads is the count of read system calls the calling thread made.
+func threadReads(t *testing.T) int {
+	t.Helper()
+	b, err := os.ReadFile("/proc/thread-self/io")
+	if err != nil {
+		t.Skip("no /proc/thread-self/io:", err)
+	}
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(line, "syscr: "); ok {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+	}
+	t.Fatalf("no syscr in /proc/thread-self/io: %q", b)
+	return 0
 }
