@@ -290,3 +290,54 @@ func TestUpstreamTokenExchangeZitadel(t *testing.T) {
 		t.Fatal("the user's own token reached the server")
 	}
 }
+
+// TestGatewayUpstreamLoginGrant: the token `ferry login` stored for a
+// server is what ferry serve sends it; a token the server stops
+// accepting is refreshed once (oidc-provider rotates refresh tokens and
+// revokes the grant of one used twice) for every call it refused, and no
+// call fails.
+func TestGatewayUpstreamLoginGrant(t *testing.T) {
+	issuer := startOIDCProvider(t)
+	v := &revocable{Verifier: &resourceserver.JWT{Issuer: issuer}, seen: map[string]bool{}, revoked: map[string]bool{}}
+	upstream := protectedServer(t, issuer, v, []string{"mcp:read"})
+	o := newOAuthEnv(t, upstream, "")
+	if r := o.ferryLogin(t, newBrowser("alice", "any"), "--config", o.config, "login", "srv"); r.code != 0 {
+		t.Fatalf("ferry login: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	var env []string
+	for k, val := range o.env {
+		env = append(env, k+"="+val)
+	}
+	g := startServe(t, map[string]any{"mcpServers": map[string]any{"up": map[string]any{"type": "http", "url": upstream}}}, env...)
+	ctx := context.Background()
+	c, err := client.Connect(ctx, &streamable.Transport{URL: g.url + "/mcp"}, &client.Options{ProtocolVersion: protocol.LatestVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if who, err := whoami(ctx, c); err != nil || !strings.HasPrefix(who, "alice ") {
+		t.Fatalf("whoami: %q, %v; want the user who logged in, alice", who, err)
+	}
+	before := v.revokeAll()
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if who, err := whoami(ctx, c); err != nil || !strings.HasPrefix(who, "alice ") {
+				t.Errorf("after the revocation: whoami: %q, %v", who, err)
+			}
+		})
+	}
+	wg.Wait()
+	if after := len(v.tokens()); after != before+1 {
+		t.Fatalf("the server saw %d tokens after the revocation, %d before: want one refresh", after, before)
+	}
+	if who, err := whoami(ctx, c); err != nil || !strings.HasPrefix(who, "alice ") {
+		t.Fatalf("after the refresh: whoami: %q, %v", who, err)
+	}
+	rec := o.record(t)
+	for _, s := range append(v.tokens(), rec.Token.RefreshToken) {
+		if strings.Contains(g.stderr.String(), s) {
+			t.Fatal("a token is in the gateway's log")
+		}
+	}
+}
