@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ferrymcp/ferry/gateway"
 	"github.com/ferrymcp/ferry/intercept"
@@ -42,8 +43,8 @@ func (l *Live) Policy() *Policy { return l.p.Load() }
 
 // Middleware returns the gateway middleware ([gateway.Options].Middleware)
 // that holds the policy in force on every endpoint: a tools/call,
-// prompts/get, resources/read or resources/subscribe the policy refuses
-// is answered with an error naming the rule ([Refusal]), and the lists
+// prompts/get, resources/read, resources/subscribe or completion/complete
+// (of a prompt's or a template's arguments) the policy refuses is answered with an error naming the rule ([Refusal]), and the lists
 // of tools, prompts, resources and templates show only what the caller
 // may use. Tools and prompts are decided by their qualified name
 // (SERVER__NAME, whichever endpoint shows them) and, through a view, by
@@ -55,6 +56,10 @@ func (l *Live) Middleware() intercept.Middleware {
 			case protocol.MethodToolsCall, protocol.MethodPromptsGet, protocol.MethodResourcesRead,
 				protocol.MethodResourcesSubscribe:
 				if err := l.check(ctx, ir); err != nil {
+					return intercept.Result{}, err
+				}
+			case protocol.MethodComplete:
+				if err := l.checkCompletion(ctx, ir); err != nil {
 					return intercept.Result{}, err
 				}
 			case protocol.MethodToolsList, protocol.MethodPromptsList, protocol.MethodResourcesList,
@@ -80,6 +85,30 @@ func (l *Live) check(ctx context.Context, ir *intercept.Request) error {
 	name := ir.Name()
 	t := namer(ctx, ir, k)(name)
 	d := p.Decide(ir.Caller(), t)
+	if d.Allowed {
+		return nil
+	}
+	return refusal(d, ir.Method, name)
+}
+
+// checkCompletion returns the refusal of a completion/complete whose
+// prompt or resource template the caller may not use: completing its
+// arguments would use it, and tell what it holds.
+func (l *Live) checkCompletion(ctx context.Context, ir *intercept.Request) error {
+	p := l.Policy()
+	if len(p.rules) == 0 && !p.deny {
+		return nil
+	}
+	var params protocol.CompleteParams
+	raw, _ := ir.Params.(jsontext.Value)
+	if err := json.Unmarshal(raw, &params); err != nil {
+		return nil // the server refuses what it cannot read
+	}
+	k, name := Prompt, params.Ref.Name
+	if params.Ref.Type != protocol.RefPrompt {
+		k, name = Resource, params.Ref.URI
+	}
+	d := p.Decide(ir.Caller(), namer(ctx, ir, k)(name))
 	if d.Allowed {
 		return nil
 	}

@@ -199,6 +199,13 @@ func TestMiddlewareOnTheGateway(t *testing.T) {
 			if _, err := guest.GetPrompt(ctx, "a__greet", nil); err == nil {
 				t.Fatal("guest got a prompt no rule allows")
 			}
+			complete := &protocol.CompleteParams{Ref: protocol.CompleteRef{Type: protocol.RefPrompt, Name: "a__greet"}, Argument: protocol.CompleteArgument{Name: "who", Value: "a"}}
+			if _, err := guest.Complete(ctx, complete); !errors.As(err, &rpc) || !strings.Contains(rpc.Message, `refuses completion/complete of "a__greet"`) {
+				t.Fatalf("guest completed a prompt no rule allows: %v", err)
+			}
+			if _, err := admin.Complete(ctx, complete); errors.As(err, &rpc) && strings.Contains(rpc.Message, "refuses") {
+				t.Fatalf("admin's completion: %v", err)
+			}
 			resources, err := client.Collect(guest.Resources(ctx))
 			if err != nil || len(resources) != 2 || strings.Contains(resources[0].URI+resources[1].URI, "secret") {
 				t.Fatalf("guest's resources %+v %v", resources, err)
