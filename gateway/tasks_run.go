@@ -10,7 +10,6 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ferrymcp/ferry/client"
-	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
@@ -34,11 +33,15 @@ func taskQuestion(ctx context.Context, params jsontext.Value) error {
 	if _, ok := ctx.Value(callKey{}).(*call); ok {
 		return nil // routed by its call: noClient's refuses it
 	}
-	meta, ok, _ := jsonrpc2.Member(params, "_meta")
-	if !ok {
+	// Rare (the search above found the name): decoded, the members that
+	// are not _meta skipped.
+	var q struct {
+		Meta map[string]jsontext.Value `json:"_meta"`
+	}
+	if json.Unmarshal(params, &q) != nil {
 		return nil
 	}
-	if _, ok, _ := jsonrpc2.Member(meta, protocol.MetaRelatedTask); !ok {
+	if _, ok := q.Meta[protocol.MetaRelatedTask]; !ok {
 		return nil
 	}
 	return jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "a task's question is not passed on by the gateway")

@@ -7,9 +7,9 @@ import (
 
 	"github.com/ferrymcp/ferry/gateway"
 	"github.com/ferrymcp/ferry/intercept"
-	"github.com/ferrymcp/ferry/internal/serverapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/server"
 )
 
 // CodeLimited is the JSON-RPC error code of a call refused by a limit
@@ -40,12 +40,21 @@ func (l *Limiter) Middleware(next intercept.Handler) intercept.Handler {
 	}
 }
 
+// requestAddr is the address of the client that sent req, "" for a
+// request the server did not receive.
+func requestAddr(req *intercept.Request) string {
+	if r := server.RequestOf(req); r != nil {
+		return r.RemoteAddr()
+	}
+	return ""
+}
+
 // callRequest is what the rules match a tools/call by: its caller, its
 // view, and its tool as the gateway's aggregated endpoint names it
 // (SERVER__TOOL), whichever endpoint it came to (/mcp,
 // /servers/NAME/mcp, a view, which may rename it).
 func (l *Limiter) callRequest(ctx context.Context, p *Policy, req *intercept.Request) *request {
-	key, ids := callerOf(ctx, clientKey(ctx, serverapi.RemoteAddrOf(ctx)))
+	key, ids := callerOf(ctx, clientKey(ctx, requestAddr(req)))
 	q := &request{caller: key, ids: ids, tool: req.Name()}
 	ep := gateway.EndpointOf(ctx)
 	if ep == nil {
