@@ -233,8 +233,8 @@ func statelessCall(t *testing.T, endpoint, token, tool string) *http.Response {
 }
 
 // TestGatewayPolicyOIDC: callers with oidc-provider's JWTs, an admin and
-// a reader, see different tools on /mcp and /servers/everything/mcp in
-// both eras; a denied call names its rule; a call a scope would allow is
+// a reader, see different tools on /mcp, /servers/everything/mcp and a
+// view in both eras; a denied call names its rule; a call a scope would allow is
 // a 403 insufficient_scope; every call is audited with no token in the
 // audit file nor the log; SIGHUP refuses a bad configuration whole and
 // takes a good one, the sessions kept.
@@ -246,7 +246,9 @@ func TestGatewayPolicyOIDC(t *testing.T) {
 	port := freePort(t)
 	resource := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
 	identity := map[string]any{"issuer": issuer, "resource": resource, "scopes": []string{"mcp:read"}}
-	g := startPolicyGateway(t, port, map[string]any{"identity": identity, "access": policyRules})
+	views := map[string]any{"ops": map[string]any{"tools": map[string]any{
+		"everything__echo": map[string]any{"name": "say"}, "everything__get-sum": map[string]any{"name": "sum"}, "everything__get-env": map[string]any{}}}}
+	g := startPolicyGateway(t, port, map[string]any{"identity": identity, "access": policyRules, "views": views})
 
 	// The Protected Resource Metadata names the identity provider.
 	resp, err := http.Get(g.url + "/.well-known/oauth-protected-resource/mcp")
@@ -276,6 +278,12 @@ func TestGatewayPolicyOIDC(t *testing.T) {
 			}
 			if own := listTools(t, policyClient(t, g.url+"/servers/everything/mcp", bob, version)); !slices.Equal(own, []string{"echo"}) {
 				t.Errorf("bob sees %v on /servers/everything/mcp, want echo only", own)
+			}
+			if view := listTools(t, policyClient(t, g.url+"/views/ops/mcp", alice, version)); !slices.Equal(view, []string{"say", "sum"}) {
+				t.Errorf("alice sees %v on the view, want say and sum (get-env denied)", view)
+			}
+			if view := listTools(t, policyClient(t, g.url+"/views/ops/mcp", bob, version)); !slices.Equal(view, []string{"say"}) {
+				t.Errorf("bob sees %v on the view, want say", view)
 			}
 			if _, err := b.Call(ctx, "everything__echo", map[string]string{"message": "hi"}); err != nil {
 				t.Fatalf("bob's echo: %v", err)
@@ -319,7 +327,7 @@ func TestGatewayPolicyOIDC(t *testing.T) {
 	bad := map[string]any{"rules": []any{map[string]any{"allow": map[string]any{}, "deny": map[string]any{}, "tools": []string{"*"}}}}
 	everything := nodePackageBin(t, "@modelcontextprotocol/server-everything", "dist/index.js")
 	servers := map[string]any{"everything": map[string]any{"command": nodeBin, "args": []string{everything, "stdio"}}}
-	g.write(t, map[string]any{"mcpServers": servers, "identity": identity, "audit": map[string]any{"file": g.audit}, "access": bad})
+	g.write(t, map[string]any{"mcpServers": servers, "identity": identity, "audit": map[string]any{"file": g.audit}, "access": bad, "views": views})
 	if line := g.reload(t); !strings.Contains(line, `access.rules[0]: has both \"allow\" and \"deny\"`) {
 		t.Fatalf("a bad configuration's reload logged %q", line)
 	}
@@ -328,7 +336,7 @@ func TestGatewayPolicyOIDC(t *testing.T) {
 	}
 	good := map[string]any{"default": "deny", "rules": []any{
 		map[string]any{"allow": map[string]any{"roles": []string{"reader"}}, "tools": []string{"everything__echo", "everything__get-sum"}}}}
-	g.write(t, map[string]any{"mcpServers": servers, "identity": identity, "audit": map[string]any{"file": g.audit}, "access": good})
+	g.write(t, map[string]any{"mcpServers": servers, "identity": identity, "audit": map[string]any{"file": g.audit}, "access": good, "views": views})
 	before := strings.Count(g.stderr.String(), "configuration is refused")
 	g.reload(t)
 	if after := strings.Count(g.stderr.String(), "configuration is refused"); after != before {
