@@ -93,7 +93,7 @@ func startHost(t *testing.T, servers map[string]*server.Server, co func(string) 
 		cfgs = append(cfgs, &config.Server{Name: n, Transport: config.Stdio, Command: n})
 	}
 	var mu sync.Mutex
-	var conns []*jsonrpc.Conn
+	var conns []*server.Session
 	h, err := host.New(cfgs, &host.Options{
 		Client:     co,
 		WatchTools: true,

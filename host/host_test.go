@@ -56,7 +56,7 @@ func testServer(name string) *server.Server {
 type memHost struct {
 	*Host
 	mu      sync.Mutex
-	conns   map[string]*jsonrpc.Conn
+	conns   map[string]*server.Session
 	opens   map[string]int
 	refuse  map[string]bool // open fails, as a command that cannot start
 	servers map[string]*server.Server
@@ -64,7 +64,7 @@ type memHost struct {
 
 func newMemHost(t *testing.T, cfgs []*config.Server, opts *Options) *memHost {
 	t.Helper()
-	m := &memHost{conns: map[string]*jsonrpc.Conn{}, opens: map[string]int{}, refuse: map[string]bool{}, servers: map[string]*server.Server{}}
+	m := &memHost{conns: map[string]*server.Session{}, opens: map[string]int{}, refuse: map[string]bool{}, servers: map[string]*server.Server{}}
 	for _, c := range cfgs {
 		m.servers[c.Name] = testServer(c.Name)
 	}

@@ -22,18 +22,19 @@ import (
 // is the normal end of a stdio server. Any other end is returned as an
 // error wrapping [jsonrpc.ErrClosed] and its cause.
 func (s *Server) Run(ctx context.Context, stream jsonrpc.Stream) error {
-	conn := s.Connect(ctx, stream)
-	if err := conn.Wait(); !errors.Is(err, io.EOF) {
+	sess := s.Connect(ctx, stream)
+	if err := sess.Wait(); !errors.Is(err, io.EOF) {
 		return err
 	}
 	return nil
 }
 
-// Connect starts serving stream and returns its connection; close it to
-// stop. [Server.Run] is Connect followed by waiting.
-func (s *Server) Connect(ctx context.Context, stream jsonrpc.Stream) *jsonrpc.Conn {
-	conn, _ := s.connectSession(ctx, stream, "")
-	return conn
+// Connect starts serving stream and returns the session of its
+// connection: [Session.Close] stops serving it, [Session.Wait] waits for
+// its end. [Server.Run] is Connect followed by waiting.
+func (s *Server) Connect(ctx context.Context, stream jsonrpc.Stream) *Session {
+	_, sess := s.connectSession(ctx, stream, "")
+	return sess
 }
 
 // connectSession is [Server.Connect] for transports that name their
@@ -51,10 +52,11 @@ func (s *Server) connectSession(ctx context.Context, stream jsonrpc.Stream, id s
 		Logger:         s.log,
 	})
 	h.session = s.newSession(conn, id)
+	h.session.conn = conn
 	h.peer = &connPeer{Conn: conn, inputEnded: ended}
 	close(h.ready)
 	// No goroutine waits for the end: an idle session holds none.
-	jsonrpc2.OnClose(conn, h.session.Close)
+	jsonrpc2.OnClose(conn, h.session.end)
 	return conn, h.session
 }
 

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ferrymcp/ferry/internal/serverapi"
+	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 )
 
@@ -15,6 +16,7 @@ import (
 type Session struct {
 	server *Server
 	peer   serverapi.Peer
+	conn   *jsonrpc.Conn // the connection that carries it
 	// ID is the transport's session id (the Mcp-Session-Id on HTTP), or "".
 	ID string
 	// owner names the session as the owner of its tasks: random, so that
@@ -49,9 +51,22 @@ func (s *Server) newSession(peer serverapi.Peer, id string) *Session {
 	return sess
 }
 
-// Close unregisters the session, and gives what its subscriptions kept
-// back to the server's budget.
-func (sess *Session) Close() {
+// Close ends the session: it closes its connection, which stops serving
+// it. [Session.Done] is closed once the session is unregistered and what
+// its subscriptions kept is back in the server's budget.
+func (sess *Session) Close() error {
+	return sess.conn.Close()
+}
+
+// Wait blocks until the session's connection has ended and every handler
+// of its requests returned, and returns why it ended: an error wrapping
+// [jsonrpc.ErrClosed] and its cause (io.EOF when the client closed its
+// side).
+func (sess *Session) Wait() error { return sess.conn.Wait() }
+
+// end unregisters the session, once its connection closed, and gives what
+// its subscriptions kept back to the server's budget.
+func (sess *Session) end() {
 	sess.server.mu.Lock()
 	delete(sess.server.sessions, sess)
 	sess.server.mu.Unlock()

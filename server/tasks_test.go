@@ -47,8 +47,8 @@ func openSession(t *testing.T, s *server.Server) (*jsonrpc.Conn, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	// The cleanup holds the connections until end drops them, so that an
 	// ended session's memory is free to be reused.
-	conns := []*jsonrpc.Conn{s.Connect(ctx, a), jsonrpc.NewConn(ctx, b, nil)}
-	c := conns[1]
+	conns := []interface{ Close() error }{s.Connect(ctx, a), jsonrpc.NewConn(ctx, b, nil)}
+	c := conns[1].(*jsonrpc.Conn)
 	end := func() {
 		for _, conn := range conns {
 			conn.Close()

@@ -87,7 +87,7 @@ type Handler struct {
 	memory *shares // bytes of the messages being read
 
 	mu     sync.Mutex
-	conns  map[*jsonrpc.Conn]*stream
+	conns  map[*server.Session]*stream
 	closed bool
 	wg     sync.WaitGroup // ServeHTTP calls that upgraded
 }
@@ -102,7 +102,7 @@ const (
 
 // NewHandler returns a handler serving s.
 func NewHandler(s *server.Server, opts *Options) *Handler {
-	h := &Handler{server: s, conns: map[*jsonrpc.Conn]*stream{}}
+	h := &Handler{server: s, conns: map[*server.Session]*stream{}}
 	if opts != nil {
 		h.opts = *opts
 	}
@@ -199,7 +199,7 @@ func zeroIs(d *time.Duration, def time.Duration) {
 	}
 }
 
-func (h *Handler) track(conn *jsonrpc.Conn, st *stream) bool {
+func (h *Handler) track(conn *server.Session, st *stream) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
@@ -209,7 +209,7 @@ func (h *Handler) track(conn *jsonrpc.Conn, st *stream) bool {
 	return true
 }
 
-func (h *Handler) untrack(conn *jsonrpc.Conn) {
+func (h *Handler) untrack(conn *server.Session) {
 	h.mu.Lock()
 	delete(h.conns, conn)
 	h.mu.Unlock()
@@ -222,7 +222,7 @@ func (h *Handler) untrack(conn *jsonrpc.Conn) {
 func (h *Handler) Close() error {
 	h.mu.Lock()
 	h.closed = true
-	conns := make(map[*jsonrpc.Conn]*stream, len(h.conns))
+	conns := make(map[*server.Session]*stream, len(h.conns))
 	for c, st := range h.conns {
 		conns[c] = st
 	}

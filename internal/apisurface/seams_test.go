@@ -1,6 +1,7 @@
 package apisurface_test
 
 import (
+	"go/ast"
 	"strings"
 	"testing"
 )
@@ -57,4 +58,39 @@ func under(dir string, roots []string) bool {
 		}
 	}
 	return false
+}
+
+// TestNoEngineConnInAPI: what server and client give users names no
+// engine type: server.Connect returns the connection's *server.Session,
+// not the *jsonrpc.Conn the engine runs it with (issue 30).
+func TestNoEngineConnInAPI(t *testing.T) {
+	for _, p := range libraryPackages(t) {
+		if p.dir != "server" && p.dir != "client" {
+			continue
+		}
+		for _, fl := range p.files {
+			for _, decl := range fl.ast.Decls {
+				fn, ok := decl.(*ast.FuncDecl)
+				if !ok || !fn.Name.IsExported() || !exportedRecv(fn) {
+					continue
+				}
+				ast.Inspect(fn.Type, func(n ast.Node) bool {
+					if namesJSONRPCConn(n, fl.imports) {
+						t.Errorf("%s: %s takes or returns the engine's jsonrpc.Conn", p.dir, fn.Name.Name)
+					}
+					return true
+				})
+			}
+		}
+	}
+}
+
+// namesJSONRPCConn reports whether n is the type name jsonrpc.Conn.
+func namesJSONRPCConn(n ast.Node, imports map[string]string) bool {
+	sel, ok := n.(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "Conn" {
+		return false
+	}
+	id, ok := sel.X.(*ast.Ident)
+	return ok && imports[id.Name] == "github.com/ferrymcp/ferry/jsonrpc"
 }

@@ -5,6 +5,7 @@ package ssehandler
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"mime"
@@ -315,4 +316,6 @@ func (h *Handler) unregister(s *session) {
 	h.mu.Unlock()
 }
 
-var errSessionClosed = errors.New("sse: session closed")
+// errSessionClosed is the error of a session's stream once the session
+// ended: the one error of a closed connection.
+var errSessionClosed = fmt.Errorf("sse: session closed: %w", jsonrpc.ErrClosed)

@@ -17,6 +17,7 @@ package streamablehandler
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"mime"
 	"net/http"
@@ -416,4 +417,7 @@ func flushed(w http.ResponseWriter) error {
 	return nil
 }
 
-var errClosed = errors.New("streamable: closed")
+// errClosed is the error of a message to a stateless request's client
+// once its response is complete: the one error of a closed connection,
+// as a legacy session's would be.
+var errClosed = fmt.Errorf("streamable: the request's response is complete: %w", jsonrpc.ErrClosed)
