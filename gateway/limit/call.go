@@ -54,7 +54,7 @@ func requestAddr(req *intercept.Request) string {
 // (SERVER__TOOL), whichever endpoint it came to (/mcp,
 // /servers/NAME/mcp, a view, which may rename it).
 func (l *Limiter) callRequest(ctx context.Context, p *Policy, req *intercept.Request) *request {
-	key, ids := callerOf(ctx, clientKey(ctx, requestAddr(req)))
+	key, ids := callerOf(ctx, intercept.ClientKey(ctx, requestAddr(req)))
 	q := &request{caller: key, ids: ids, tool: req.Name()}
 	ep := gateway.EndpointOf(ctx)
 	if ep == nil {

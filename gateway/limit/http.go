@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/ferrymcp/ferry/intercept"
 )
 
 // viewOf reads the view of a gateway's path, /views/NAME/...: "" for
@@ -30,7 +32,7 @@ func (l *Limiter) HTTP(next http.Handler) http.Handler {
 			return
 		}
 		ctx := r.Context()
-		key, ids := callerOf(ctx, clientKey(ctx, r.RemoteAddr))
+		key, ids := callerOf(ctx, intercept.ClientKey(ctx, r.RemoteAddr))
 		q := &request{caller: key, ids: ids, view: viewOf(r.URL.Path)}
 		if ref := l.takeRates(ctx, p, p.requests, q); ref != nil {
 			w.Header().Set("Retry-After", strconv.FormatInt(retrySeconds(ref.RetryAfter), 10))
