@@ -14,6 +14,7 @@ import (
 	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/skills"
 )
 
 // Live is the policy in force, which a reload of the configuration swaps
@@ -43,10 +44,12 @@ func (l *Live) Policy() *Policy { return l.p.Load() }
 
 // Middleware returns the gateway middleware ([gateway.Options].Middleware)
 // that holds the policy in force on every endpoint: a tools/call,
-// prompts/get, resources/read, resources/subscribe or completion/complete
-// (of a prompt's or a template's arguments) the policy refuses is answered with an error naming the rule ([Refusal]), and the lists
-// of tools, prompts, resources and templates show only what the caller
-// may use. Tools and prompts are decided by their qualified name
+// prompts/get, resources/read, resources/subscribe, completion/complete
+// (of a prompt's or a template's arguments), skills/get or
+// resources/directory/read (a skill's files are resources) the policy
+// refuses is answered with an error naming the rule ([Refusal]), and the lists
+// of tools, prompts, resources, templates and skills show only what the
+// caller may use. Tools and prompts are decided by their qualified name
 // (SERVER__NAME, whichever endpoint shows them) and, through a view, by
 // VIEW:NAME too; resources by the URI the endpoint shows.
 func (l *Live) Middleware() intercept.Middleware {
@@ -62,6 +65,16 @@ func (l *Live) Middleware() intercept.Middleware {
 				if err := l.checkCompletion(ctx, ir); err != nil {
 					return intercept.Result{}, err
 				}
+			case skills.MethodGet, skills.MethodReadDirectory:
+				if err := l.checkURI(ir); err != nil {
+					return intercept.Result{}, err
+				}
+			case skills.MethodList:
+				res, err := next(ctx, ir)
+				if err != nil {
+					return res, err
+				}
+				return l.filterSkills(ir, res)
 			case protocol.MethodToolsList, protocol.MethodPromptsList, protocol.MethodResourcesList,
 				protocol.MethodResourcesTemplatesList:
 				res, err := next(ctx, ir)
@@ -113,6 +126,45 @@ func (l *Live) checkCompletion(ctx context.Context, ir *intercept.Request) error
 		return nil
 	}
 	return refusal(d, ir.Method, name)
+}
+
+// checkURI returns the refusal of a skills/get or
+// resources/directory/read of a URI the caller may not read: a skill's
+// files are resources, decided by their URIs.
+func (l *Live) checkURI(ir *intercept.Request) error {
+	p := l.Policy()
+	if len(p.rules) == 0 && !p.deny {
+		return nil
+	}
+	var params struct {
+		URI string `json:"uri"`
+	}
+	raw, _ := ir.Params.(jsontext.Value)
+	if json.Unmarshal(raw, &params) != nil {
+		return nil // the server refuses what it cannot read
+	}
+	if d := p.Decide(ir.Caller(), Target{Kind: Resource, Name: params.URI}); !d.Allowed {
+		return refusal(d, ir.Method, params.URI)
+	}
+	return nil
+}
+
+// filterSkills leaves in a skills/list result the skills whose SKILL.md
+// the caller may read.
+func (l *Live) filterSkills(ir *intercept.Request, res intercept.Result) (intercept.Result, error) {
+	p := l.Policy()
+	if len(p.rules) == 0 && !p.deny {
+		return res, nil
+	}
+	v, ok := res.Value.(*skills.ListResult)
+	if !ok {
+		return intercept.Result{}, jsonrpc.NewError(jsonrpc.CodeInternalError, "access: cannot filter a %s result of type %T", ir.Method, res.Value)
+	}
+	c := ir.Caller()
+	v.Skills = slices.DeleteFunc(slices.Clone(v.Skills), func(s skills.Skill) bool {
+		return !p.Visible(c, Target{Kind: Resource, Name: s.URI})
+	})
+	return res, nil
 }
 
 func kindOfMethod(method string) Kind {
