@@ -44,7 +44,8 @@ func (l *Live) Policy() *Policy { return l.p.Load() }
 
 // Middleware returns the gateway middleware ([gateway.Options].Middleware)
 // that holds the policy in force on every endpoint: a tools/call,
-// prompts/get, resources/read, resources/subscribe, completion/complete
+// prompts/get, resources/read, resources/subscribe (or a stateless
+// client's subscriptions/listen to a resource), completion/complete
 // (of a prompt's or a template's arguments), skills/get or
 // resources/directory/read (a skill's files are resources) the policy
 // refuses is answered with an error naming the rule ([Refusal]), and the lists
@@ -63,6 +64,10 @@ func (l *Live) Middleware() intercept.Middleware {
 				}
 			case protocol.MethodComplete:
 				if err := l.checkCompletion(ctx, ir); err != nil {
+					return intercept.Result{}, err
+				}
+			case protocol.MethodSubscriptionsListen:
+				if err := l.checkListen(ir); err != nil {
 					return intercept.Result{}, err
 				}
 			case skills.MethodGet, skills.MethodReadDirectory:
@@ -145,6 +150,28 @@ func (l *Live) checkURI(ir *intercept.Request) error {
 	}
 	if d := p.Decide(ir.Caller(), Target{Kind: Resource, Name: params.URI}); !d.Allowed {
 		return refusal(d, ir.Method, params.URI)
+	}
+	return nil
+}
+
+// checkListen returns the refusal of a stateless client's
+// subscriptions/listen that names a resource the caller may not read:
+// its updates would tell when it changes.
+func (l *Live) checkListen(ir *intercept.Request) error {
+	p := l.Policy()
+	if len(p.rules) == 0 && !p.deny {
+		return nil
+	}
+	var params protocol.SubscriptionsListenParams
+	raw, _ := ir.Params.(jsontext.Value)
+	if json.Unmarshal(raw, &params) != nil {
+		return nil // the server refuses what it cannot read
+	}
+	c := ir.Caller()
+	for _, uri := range params.Notifications.ResourceSubscriptions {
+		if d := p.Decide(c, Target{Kind: Resource, Name: uri}); !d.Allowed {
+			return refusal(d, ir.Method, uri)
+		}
 	}
 	return nil
 }

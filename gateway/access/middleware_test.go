@@ -213,6 +213,14 @@ func TestMiddlewareOnTheGateway(t *testing.T) {
 			if _, err := guest.ReadResource(ctx, "doc://a/secret/b"); err == nil {
 				t.Fatal("guest read a secret resource")
 			}
+			if _, err := guest.Subscribe(ctx, "doc://a/secret/b"); !errors.As(err, &rpc) || !strings.Contains(rpc.Message, `of "doc://a/secret/b"`) {
+				t.Fatalf("guest subscribed to a secret resource: %v", err)
+			}
+			unsubscribe, err := guest.Subscribe(ctx, "doc://a/public/a")
+			if err != nil {
+				t.Fatalf("guest's subscription to a public resource: %v", err)
+			}
+			unsubscribe(ctx)
 		})
 	}
 	recs := buf.records(t)
