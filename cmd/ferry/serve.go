@@ -33,9 +33,13 @@ var serveCommand = &command{
 Streamable HTTP at /mcp, and each at /servers/NAME/mcp (and /sse); the
 configuration's "views" at /views/NAME/mcp (and /sse).
 The configuration's "identity" (an OAuth provider's access tokens),
-"access" (rules on tools, prompts and resources) and "audit" (a record
-per call) apply to every endpoint. SIGHUP reads the configuration again,
-taken whole or not at all; SIGTERM stops in order: /readyz answers 503
+"access" (rules on tools, prompts and resources), "audit" (a record
+per call) and "limits" (rates and calls in flight, per caller, tool or
+view; shared through --redis) apply to every endpoint. A remote
+server's "oauth" "grant" (client_credentials, token_exchange) says how
+the gateway authenticates to it; without one it sends the token ferry
+login stored. SIGHUP reads the configuration again, taken whole or not
+at all; SIGTERM stops in order: /readyz answers 503
 at once, requests are served on for --drain-notice, then those
 in flight get --drain to finish; a second signal exits at once. Traces go
 over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set. --max-timeout bounds a
