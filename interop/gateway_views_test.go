@@ -48,8 +48,9 @@ var supportView = map[string]any{
 type viewsGateway struct {
 	*gatewayRun
 	cfg string
-	mu  sync.Mutex
-	log bytes.Buffer
+	mu   sync.Mutex
+	log  bytes.Buffer
+	line *sync.Cond // broadcast on each line logged, and when a waitLog's context ends
 }
 
 // writeConfig writes the gateway's configuration: server-everything and
@@ -66,6 +67,25 @@ func (g *viewsGateway) writeConfig(t *testing.T, views map[string]any) {
 	}
 }
 
+// waitLog waits until the log holds text, or ctx ends.
+func (g *viewsGateway) waitLog(ctx context.Context, text string) bool {
+	stop := context.AfterFunc(ctx, func() {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		g.line.Broadcast()
+	})
+	defer stop()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for !strings.Contains(g.log.String(), text) {
+		if ctx.Err() != nil {
+			return false
+		}
+		g.line.Wait()
+	}
+	return true
+}
+
 func (g *viewsGateway) logged() string {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -78,6 +98,7 @@ func launchViewsGateway(t *testing.T) *viewsGateway {
 	bin := ferryBinary(t)
 	dir := t.TempDir()
 	g := &viewsGateway{gatewayRun: &gatewayRun{dir: dir}, cfg: filepath.Join(dir, "ferry.json")}
+	g.line = sync.NewCond(&g.mu)
 	g.writeConfig(t, map[string]any{"support": supportView})
 	g.cmd = exec.Command(bin, "serve", "--config", g.cfg, "--addr", "127.0.0.1:0")
 	stderr, err := g.cmd.StderrPipe()
@@ -99,6 +120,7 @@ func launchViewsGateway(t *testing.T) *viewsGateway {
 		for lines.Scan() {
 			g.mu.Lock()
 			g.log.WriteString(lines.Text() + "\n")
+			g.line.Broadcast()
 			g.mu.Unlock()
 			if m := re.FindStringSubmatch(lines.Text()); m != nil {
 				found <- m[1]
@@ -272,7 +294,9 @@ func viewsTypeScript(t *testing.T, url string) {
 func viewsReload(t *testing.T, g *viewsGateway) {
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	c, err := client.Connect(ctx, &streamable.Transport{URL: g.url + "/views/support/mcp"}, &client.Options{ProtocolVersion: protocol.LatestLegacyVersion})
+	changed := make(chan string, 10)
+	c, err := client.Connect(ctx, &streamable.Transport{URL: g.url + "/views/support/mcp"},
+		&client.Options{ProtocolVersion: protocol.LatestLegacyVersion, OnListChanged: func(m string) { changed <- m }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,15 +304,16 @@ func viewsReload(t *testing.T, g *viewsGateway) {
 	renamed := map[string]any{"tools": map[string]any{"everything__echo": map[string]any{"name": "speak", "fixed": map[string]any{"message": "reloaded"}}}}
 	g.writeConfig(t, map[string]any{"support": renamed})
 	g.cmd.Process.Signal(syscall.SIGHUP)
-	for {
-		res, err := c.Call(ctx, "speak", nil)
-		if err == nil && !res.IsError && len(res.Content) == 1 && res.Content[0].Text == "Echo: reloaded" {
-			break
+	// The swap tells the view's sessions that its lists changed: after
+	// the change that is the swap's, the view calls echo "speak".
+	for swapped := false; !swapped; {
+		select {
+		case m := <-changed:
+			res, err := c.Call(ctx, "speak", nil)
+			swapped = m == protocol.NotificationToolsListChanged && err == nil && !res.IsError && res.Content[0].Text == "Echo: reloaded"
+		case <-ctx.Done():
+			t.Fatalf("no list change calling the view's echo speak after SIGHUP:\n%s", g.logged())
 		}
-		if ctx.Err() != nil {
-			t.Fatalf("after SIGHUP, speak: %+v %v\n%s", res, err, g.logged())
-		}
-		time.Sleep(100 * time.Millisecond)
 	}
 	if _, err := c.Call(ctx, "say", nil); err == nil {
 		t.Error("the old view's tool is still called")
@@ -299,11 +324,8 @@ func viewsReload(t *testing.T, g *viewsGateway) {
 	g.writeConfig(t, map[string]any{"support": clash})
 	g.cmd.Process.Signal(syscall.SIGHUP)
 	want := `views.support.tools: \"everything__echo\" and \"everything__get-sum\" are both named \"same\" in the view`
-	for !strings.Contains(g.logged(), want) {
-		if ctx.Err() != nil {
-			t.Fatalf("no refusal logged naming the clash:\n%s", g.logged())
-		}
-		time.Sleep(100 * time.Millisecond)
+	if !g.waitLog(ctx, want) {
+		t.Fatalf("no refusal logged naming the clash:\n%s", g.logged())
 	}
 	res, err := c.Call(ctx, "speak", nil)
 	if err != nil || res.IsError || res.Content[0].Text != "Echo: reloaded" {
