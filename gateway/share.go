@@ -125,6 +125,7 @@ type sharing struct {
 	opening map[string]chan struct{} // sealed ids being opened here
 	pruned  int
 	seq     atomic.Int64
+	notes   *notes // upstreams' notifications relayed to the other replicas (notify.go)
 }
 
 // shared is one session of this replica.
@@ -161,6 +162,7 @@ func newSharing(g *Gateway, o ReplicaOptions) *sharing {
 			cancel()
 		})
 		g.wg.Go(func() { o.Store.Watch(ctx, sh.apply) })
+		sh.notes = newNotes(sh)
 	}
 	if o.Events != nil {
 		newEventLog(sh, o.Events)
@@ -406,6 +408,10 @@ func (sh *sharing) restore(s *shared, st SessionState) {
 // of the session.
 func (sh *sharing) apply(c SessionChange) {
 	if c.Replica == sh.opts.Replica {
+		return
+	}
+	if c.Op == ChangeNotify {
+		sh.relayed(c)
 		return
 	}
 	sh.mu.Lock()

@@ -193,6 +193,7 @@ func (u *upstream) close() {
 
 // listChanged tells the clients of every endpoint that shows the upstream.
 func (u *upstream) listChanged(method string) {
+	u.g.share.relay(u.name, method, "")
 	u.g.changed()
 	for _, f := range u.g.frontsOf(u) {
 		f.srv.NotifyListChanged(method)
@@ -201,6 +202,7 @@ func (u *upstream) listChanged(method string) {
 
 // resourceUpdated tells the clients subscribed to uri.
 func (u *upstream) resourceUpdated(uri string) {
+	u.g.share.relay(u.name, protocol.NotificationResourceUpdated, uri)
 	for _, f := range u.g.frontsOf(u) {
 		f.srv.ResourceUpdated(context.Background(), f.outward(u, uri))
 	}
