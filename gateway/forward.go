@@ -378,6 +378,11 @@ func (f *front) complete(ctx context.Context, req *server.Request) (any, error) 
 	if err := decode(req, &p); err != nil {
 		return nil, err
 	}
+	if f.vw != nil {
+		if err := f.vw.completion(&p); err != nil {
+			return nil, err
+		}
+	}
 	var u *upstream
 	switch p.Ref.Type {
 	case protocol.RefPrompt:

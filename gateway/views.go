@@ -291,6 +291,33 @@ func (vw *viewEndpoint) promptArguments(name string, args map[string]string) (ma
 	return args, nil
 }
 
+// completion adapts a completion/complete of the view's prompt: the
+// view's fixed arguments join the context the client gives, since one
+// argument's values may depend on another's (a team's members on the
+// team), and completing a fixed argument is refused with -32602.
+func (vw *viewEndpoint) completion(p *protocol.CompleteParams) error {
+	if p.Ref.Type != protocol.RefPrompt {
+		return nil
+	}
+	it := vw.def.Load().Prompt(p.Ref.Name)
+	if it == nil {
+		return nil
+	}
+	if err := it.Settable(p.Argument.Name); err != nil {
+		return err
+	}
+	var sent map[string]string
+	if p.Context != nil {
+		sent = p.Context.Arguments
+	}
+	args, err := it.PromptArguments(sent)
+	if err != nil || len(args) == 0 {
+		return err
+	}
+	p.Context = &protocol.CompleteContext{Arguments: args}
+	return nil
+}
+
 // The catalogs of a view's endpoint: the aggregated endpoint's (built
 // for the same request, so a client with processes of its own sees its
 // own), as the view shows them, routed as the aggregated endpoint routes

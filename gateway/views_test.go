@@ -383,3 +383,39 @@ func TestViewWarnsOfMissingItems(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// A completion of a view's prompt gets the view's fixed arguments as its
+// context, on which another argument's values may depend; completing a
+// fixed argument is refused.
+func TestViewPromptCompletion(t *testing.T) {
+	s := server.New(protocol.Implementation{Name: "teams", Version: "1"}, nil)
+	s.AddPrompt(&protocol.Prompt{Name: "lead", Arguments: []protocol.PromptArgument{{Name: "team"}, {Name: "member"}}},
+		func(ctx context.Context, req *server.Request, args map[string]string) (*protocol.GetPromptResult, error) {
+			return &protocol.GetPromptResult{Messages: []protocol.PromptMessage{{Role: protocol.RoleUser, Content: protocol.TextContent(args["member"] + " leads " + args["team"])}}}, nil
+		})
+	s.SetCompleter(protocol.RefPrompt, "lead", func(ctx context.Context, req *server.Request, arg, value string, resolved map[string]string) ([]string, error) {
+		if arg == "member" && resolved["team"] == "support" {
+			return []string{"John", "Kim"}, nil
+		}
+		return []string{}, nil
+	})
+	h := streamablehandler.New(s, nil)
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() { h.Close(); ts.CloseClientConnections(); ts.Close() })
+	_, url := start(t, []*config.Server{{Name: "t", Transport: config.HTTP, URL: ts.URL}},
+		&Options{Views: viewSet(t, `{"v": {"prompts": {"t__lead": {"name": "lead", "fixed": {"team": "support"}}}}}`)})
+	ctx := ctxT(t)
+	for _, era := range eras {
+		c := connect(t, url+"/views/v/mcp", era.version, nil)
+		complete := func(arg string) (*protocol.CompleteResult, error) {
+			return c.Complete(ctx, &protocol.CompleteParams{Ref: protocol.CompleteRef{Type: protocol.RefPrompt, Name: "lead"},
+				Argument: protocol.CompleteArgument{Name: arg, Value: ""}})
+		}
+		res, err := complete("member")
+		if err != nil || !slices.Equal(res.Completion.Values, []string{"John", "Kim"}) {
+			t.Errorf("%s: member: %+v %v", era.name, res, err)
+		}
+		_, err = complete("team")
+		invalidParams(t, err, `"team"`)
+	}
+}

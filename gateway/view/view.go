@@ -381,6 +381,16 @@ func (it *Item) refuseFixed(args jsontext.Value) error {
 	return nil
 }
 
+// Settable refuses, with -32602 naming it, an argument the view fixes:
+// for a completion of it, which a client of the view has no business
+// asking for.
+func (it *Item) Settable(arg string) error {
+	if it.fixed[arg] != nil {
+		return fixedError(it.Name, arg)
+	}
+	return nil
+}
+
 // PromptArguments returns the arguments of a prompts/get of the prompt:
 // args, the client's, with the fixed arguments added, in a map of its
 // own. A client that sends one of them gets -32602 naming it.
