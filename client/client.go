@@ -22,6 +22,7 @@ import (
 	"github.com/go-json-experiment/json"
 
 	"github.com/ferrymcp/ferry/intercept"
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/internal/jsonrpcapi"
 	"github.com/ferrymcp/ferry/internal/mcpheader"
 	"github.com/ferrymcp/ferry/internal/mcpjson"
@@ -122,7 +123,7 @@ type Client struct {
 	opts   Options
 	log    *slog.Logger
 	stream jsonrpc.Stream
-	conn   *jsonrpc.Conn
+	conn   *jsonrpc2.Conn
 
 	stateless  bool
 	version    string
@@ -199,7 +200,7 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 		c.mirrors = m.MirrorsHeaders()
 	}
 	c.recycler, _ = jsonrpc.As[jsonrpc.Recycler](stream)
-	c.conn = jsonrpc.NewConn(context.WithoutCancel(ctx), stream, &jsonrpc.ConnOptions{
+	c.conn = jsonrpc2.NewConn(context.WithoutCancel(ctx), stream, &jsonrpc2.ConnOptions{
 		Handler:      &handler{c: c},
 		MaxInFlight:  c.opts.MaxInFlight,
 		CallerReads:  true,

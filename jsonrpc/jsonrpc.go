@@ -30,8 +30,8 @@ func AsError(err error) *Error {
 }
 
 // Batcher is a capability that carries messages: streams that read ahead
-// and write through a buffer (stdio). A [Conn] that answers a request on
-// the goroutine that reads uses it as a sequential server would: while the
+// and write through a buffer (stdio). A connection that answers a request
+// on the goroutine that reads uses it as a sequential server would: while the
 // next message is already buffered, the answer stays in the write buffer,
 // to leave in one write with the answers that follow, and the stream
 // flushes it before its Read blocks. Only the goroutine that calls Read
@@ -48,16 +48,6 @@ const (
 	CodeInvalidParams  = jsonrpc2.CodeInvalidParams
 	CodeInternalError  = jsonrpc2.CodeInternalError
 )
-
-// Conn is one JSON-RPC 2.0 peer over a [Stream]: it sends requests and
-// matches their responses by id, dispatches incoming requests to its
-// Handler concurrently (with a bound) and notifications in order, and
-// turns context cancellation into the notification
-// [ConnOptions].CancelMethod names.
-type Conn = jsonrpc2.Conn
-
-// ConnOptions configure a [Conn]. The zero value is usable.
-type ConnOptions = jsonrpc2.ConnOptions
 
 // Decode parses one JSON-RPC message from data in a single pass. The
 // returned message aliases data, which the caller must not modify
@@ -106,27 +96,6 @@ var ErrReadInterrupted = jsonrpc2.ErrReadInterrupted
 // with an error.
 type Error = jsonrpc2.Error
 
-// Handler handles the requests and notifications a [Conn] receives.
-//
-// For a request, the returned result (any value json can marshal, or a raw
-// [jsontext.Value]) or error is sent back; an error that is not an *[Error]
-// is sent as an internal error. For a notification the return values are
-// ignored.
-//
-// Requests are handled concurrently, each with a context that is cancelled
-// when the peer cancels the request or the connection closes; a handler
-// that computes or waits for long holds up the messages behind it for a
-// millisecond or two at most (sched.go says how). Notifications are
-// handled one at a time, in the order they arrived; a response that
-// arrives after notifications is delivered only once they were handled
-// (so a call returns after the progress notifications sent before its
-// answer were seen). A notification handler may call the peer with
-// [Conn.Call].
-type Handler = jsonrpc2.Handler
-
-// HandlerFunc adapts a function to [Handler].
-type HandlerFunc = jsonrpc2.HandlerFunc
-
 // HeaderMirror is implemented by streams that copy parts of a request
 // into transport headers (Streamable HTTP's Mcp-Name and Mcp-Param-*):
 // when MirrorsHeaders reports true, an MCP client must refuse tools whose
@@ -162,20 +131,14 @@ func Marshal(m *Message) ([]byte, error) {
 // Result (responses), straight into the transport's buffer.
 type Message = jsonrpc2.Message
 
-// NewConn starts a connection over stream. Handler contexts derive from
-// ctx; cancelling ctx closes the connection.
-func NewConn(ctx context.Context, stream Stream, opts *ConnOptions) *Conn {
-	return jsonrpc2.NewConn(ctx, stream, opts)
-}
-
 // NewError returns an *Error with the given code and formatted message.
 func NewError(code int64, format string, args ...any) *Error {
 	return jsonrpc2.NewError(code, format, args...)
 }
 
 // Observe wraps s so that o sees every message that crosses it, for
-// tracing or accounting, while a [Conn] over the wrapper takes the same
-// paths as over s: the wrapper implements [Requester] and [Batcher]
+// tracing or accounting, while a connection over the wrapper takes the
+// same paths as over s: the wrapper implements [Requester] and [Batcher]
 // exactly when s does, by delegating to s and observing what passes, and
 // it is a [Wrapper], so that [As] finds s's other capabilities.
 func Observe(s Stream, o Observer) Stream {
@@ -189,10 +152,9 @@ func Observe(s Stream, o Observer) Stream {
 type Observer = jsonrpc2.Observer
 
 // ReadInterrupter is implemented by streams whose blocked Read can be made
-// to return early without ending the stream. A [Conn] with
-// [ConnOptions].CallerReads lets a call over such a stream read its own
-// answer (see [ConnOptions]), and interrupts that read when the call's
-// deadline or context ends first. Without it, a reading goroutine reads
+// to return early without ending the stream. A connection may then let a
+// call over such a stream read its own answer, and interrupt that read
+// when the call's deadline or context ends first. Without it, a reading goroutine reads
 // every answer and hands it over.
 type ReadInterrupter = jsonrpc2.ReadInterrupter
 
@@ -205,7 +167,7 @@ type ReadInterrupter = jsonrpc2.ReadInterrupter
 type Recycler = jsonrpc2.Recycler
 
 // RequestID returns the id of the incoming request whose handler ctx
-// belongs to.
+// belongs to (a server's handler, say).
 func RequestID(ctx context.Context) (ID, bool) {
 	return jsonrpc2.RequestID(ctx)
 }
@@ -222,12 +184,13 @@ type RequestStreamCloser = jsonrpc2.RequestStreamCloser
 // straight back to the caller. Request sends m and returns its answer, or
 // nil when the answer (or an error made up for it) comes through Read as
 // usual, for example because other messages came with it and must be seen
-// first. Without it, a [Conn] writes the request and waits for its answer
-// to be read.
+// first. Without it, a connection writes the request and waits for its
+// answer to be read.
 type Requester = jsonrpc2.Requester
 
 // Stream carries JSON-RPC messages between two peers. Every transport
-// (stdio, in-memory, HTTP) provides one; a [Conn] runs the protocol over it.
+// (stdio, in-memory, HTTP) provides one; package server and package client
+// run the protocol over it.
 type Stream = jsonrpc2.Stream
 
 // StringID returns a string ID.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/internal/racecheck"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
@@ -21,12 +22,12 @@ import (
 // rawSession serves s on a memory pipe and returns the client's end, a
 // bare JSON-RPC connection, after initialize with capabilities caps (raw
 // JSON) and the initialized notification; err is initialize's.
-func rawSession(t *testing.T, s *server.Server, caps string) (*jsonrpc.Conn, error) {
+func rawSession(t *testing.T, s *server.Server, caps string) (*jsonrpc2.Conn, error) {
 	t.Helper()
 	a, b := memory.NewPipe(jsonrpc.Limits{MaxSize: 64 << 20})
 	ctx, cancel := context.WithCancel(context.Background())
 	srv := s.Connect(ctx, a)
-	c := jsonrpc.NewConn(ctx, b, nil)
+	c := jsonrpc2.NewConn(ctx, b, nil)
 	t.Cleanup(func() {
 		c.Close()
 		srv.Close()
@@ -136,7 +137,7 @@ func TestListenBounds(t *testing.T) {
 	defer cancel()
 	srv := s.Connect(ctx, a)
 	defer srv.Close()
-	c := jsonrpc.NewConn(ctx, b, nil)
+	c := jsonrpc2.NewConn(ctx, b, nil)
 	defer c.Close()
 	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 	for _, tt := range []struct {

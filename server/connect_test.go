@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
@@ -22,7 +23,7 @@ func TestConnectSession(t *testing.T) {
 	a, b := memory.NewPipe(jsonrpc.Limits{})
 	ctx := context.Background()
 	sess := s.Connect(ctx, a)
-	c := jsonrpc.NewConn(ctx, b, nil)
+	c := jsonrpc2.NewConn(ctx, b, nil)
 	defer c.Close()
 	params := `{"protocolVersion":"2025-11-25","clientInfo":{"name":"ann","version":"1"},"capabilities":{}}`
 	if _, err := c.Call(ctx, "initialize", jsontext.Value(params)); err != nil {

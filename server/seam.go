@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/internal/mcpheader"
 	"github.com/ferrymcp/ferry/internal/serverapi"
 	"github.com/ferrymcp/ferry/jsonrpc"
@@ -22,7 +23,7 @@ func (o *transportOps) HandleMessage(ctx context.Context, m *jsonrpc.Message, se
 	return (*Server)(o).handleMessage(ctx, m, sess, peer)
 }
 
-func (o *transportOps) ConnectSession(ctx context.Context, stream jsonrpc.Stream, id string) (*jsonrpc.Conn, *Session) {
+func (o *transportOps) ConnectSession(ctx context.Context, stream jsonrpc.Stream, id string) (*jsonrpc2.Conn, *Session) {
 	return (*Server)(o).connectSession(ctx, stream, id)
 }
 

@@ -39,10 +39,10 @@ func (s *Server) Connect(ctx context.Context, stream jsonrpc.Stream) *Session {
 
 // connectSession is [Server.Connect] for transports that name their
 // sessions (serverapi.Server.ConnectSession).
-func (s *Server) connectSession(ctx context.Context, stream jsonrpc.Stream, id string) (*jsonrpc.Conn, *Session) {
+func (s *Server) connectSession(ctx context.Context, stream jsonrpc.Stream, id string) (*jsonrpc2.Conn, *Session) {
 	ended := make(chan struct{})
 	h := &connHandler{server: s, ready: make(chan struct{})}
-	conn := jsonrpc.NewConn(ctx, watchInputEnd(stream, ended), &jsonrpc.ConnOptions{
+	conn := jsonrpc2.NewConn(ctx, watchInputEnd(stream, ended), &jsonrpc2.ConnOptions{
 		Handler:        h,
 		MaxInFlight:    s.opts.MaxInFlight,
 		ReplyToInvalid: true,
@@ -80,7 +80,7 @@ func (h *connHandler) Handle(ctx context.Context, m *jsonrpc.Message) (any, erro
 // connPeer is the peer of a connection served by connectSession: the
 // connection, and when the client closed its side.
 type connPeer struct {
-	*jsonrpc.Conn
+	*jsonrpc2.Conn
 	inputEnded chan struct{}
 }
 

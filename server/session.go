@@ -5,8 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/internal/serverapi"
-	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 )
 
@@ -16,7 +16,7 @@ import (
 type Session struct {
 	server *Server
 	peer   serverapi.Peer
-	conn   *jsonrpc.Conn // the connection that carries it
+	conn   *jsonrpc2.Conn // the connection that carries it
 	// ID is the transport's session id (the Mcp-Session-Id on HTTP), or "".
 	ID string
 	// owner names the session as the owner of its tasks: random, so that

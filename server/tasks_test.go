@@ -13,6 +13,7 @@ import (
 
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/intercept"
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
@@ -41,14 +42,14 @@ func taskToolServer(opts *server.Options) *server.Server {
 // openSession serves s on a memory pipe and returns a bare JSON-RPC
 // connection to it after the 2025-11-25 handshake, and the function that
 // ends the session.
-func openSession(t *testing.T, s *server.Server) (*jsonrpc.Conn, func()) {
+func openSession(t *testing.T, s *server.Server) (*jsonrpc2.Conn, func()) {
 	t.Helper()
 	a, b := memory.NewPipe(jsonrpc.Limits{})
 	ctx, cancel := context.WithCancel(context.Background())
 	// The cleanup holds the connections until end drops them, so that an
 	// ended session's memory is free to be reused.
-	conns := []interface{ Close() error }{s.Connect(ctx, a), jsonrpc.NewConn(ctx, b, nil)}
-	c := conns[1].(*jsonrpc.Conn)
+	conns := []interface{ Close() error }{s.Connect(ctx, a), jsonrpc2.NewConn(ctx, b, nil)}
+	c := conns[1].(*jsonrpc2.Conn)
 	end := func() {
 		for _, conn := range conns {
 			conn.Close()
@@ -68,7 +69,7 @@ func openSession(t *testing.T, s *server.Server) (*jsonrpc.Conn, func()) {
 }
 
 // callAsTask calls tool as a 2025-11-25 task and returns the task's id.
-func callAsTask(c *jsonrpc.Conn, tool string) (string, error) {
+func callAsTask(c *jsonrpc2.Conn, tool string) (string, error) {
 	m, err := c.Call(context.Background(), "tools/call", map[string]any{"name": tool, "task": map[string]any{}})
 	if err != nil {
 		return "", err
@@ -81,7 +82,7 @@ func callAsTask(c *jsonrpc.Conn, tool string) (string, error) {
 }
 
 // listTasks returns the ids tasks/list shows.
-func listTasks(t *testing.T, c *jsonrpc.Conn) []string {
+func listTasks(t *testing.T, c *jsonrpc2.Conn) []string {
 	t.Helper()
 	m, err := c.Call(context.Background(), "tasks/list", map[string]any{})
 	if err != nil {

@@ -2,6 +2,7 @@ package apisurface_test
 
 import (
 	"go/ast"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -60,11 +61,24 @@ func under(dir string, roots []string) bool {
 	return false
 }
 
+// engineNames are the engine's connection and its options, internal
+// (internal/jsonrpc2) since issue 30: jsonrpc keeps what a transport
+// needs.
+var engineNames = []string{"Conn", "NewConn", "ConnOptions", "Handler", "HandlerFunc"}
+
 // TestNoEngineConnInAPI: what server and client give users names no
-// engine type: server.Connect returns the connection's *server.Session,
-// not the *jsonrpc.Conn the engine runs it with (issue 30).
+// engine type (server.Connect returns the connection's *server.Session,
+// not the *jsonrpc.Conn the engine runs it with), and jsonrpc exports
+// none of the engine's connection (issue 30).
 func TestNoEngineConnInAPI(t *testing.T) {
 	for _, p := range libraryPackages(t) {
+		if p.dir == "jsonrpc" {
+			exportedNames(p, func(name string) {
+				if slices.Contains(engineNames, name) {
+					t.Errorf("jsonrpc exports %s, the engine's", name)
+				}
+			})
+		}
 		if p.dir != "server" && p.dir != "client" {
 			continue
 		}

@@ -12,12 +12,13 @@ package serverapi
 import (
 	"context"
 
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/internal/mcpheader"
 	"github.com/ferrymcp/ferry/jsonrpc"
 )
 
 // Peer carries messages back to the client a request came from. A
-// jsonrpc.Conn is one; HTTP transports provide their own.
+// jsonrpc2.Conn is one; HTTP transports provide their own.
 type Peer interface {
 	// Notify sends a notification. Transports that have one stream per
 	// request route it by the request in ctx.
@@ -39,7 +40,7 @@ type Ops[Sess any] interface {
 	// ConnectSession is Server.Connect for transports that name their
 	// sessions (an HTTP session's Mcp-Session-Id): it also returns the
 	// legacy session of the connection, whose ID is id.
-	ConnectSession(ctx context.Context, stream jsonrpc.Stream, id string) (*jsonrpc.Conn, Sess)
+	ConnectSession(ctx context.Context, stream jsonrpc.Stream, id string) (*jsonrpc2.Conn, Sess)
 	// CheckRequestMeta checks that a stateless request carries the _meta
 	// fields every request must.
 	CheckRequestMeta(m *jsonrpc.Message) error

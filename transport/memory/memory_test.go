@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -42,7 +43,7 @@ func checkGoroutines(t testing.TB) func() {
 	}
 }
 
-var echo = jsonrpc.HandlerFunc(func(ctx context.Context, m *jsonrpc.Message) (any, error) {
+var echo = jsonrpc2.HandlerFunc(func(ctx context.Context, m *jsonrpc.Message) (any, error) {
 	if m.Method == "fail" {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "bad params")
 	}
@@ -53,8 +54,8 @@ func TestCallAndResponse(t *testing.T) {
 	defer checkGoroutines(t)()
 	a, b := NewPipe(jsonrpc.Limits{})
 	ctx := context.Background()
-	server := jsonrpc.NewConn(ctx, a, &jsonrpc.ConnOptions{Handler: echo})
-	client := jsonrpc.NewConn(ctx, b, nil)
+	server := jsonrpc2.NewConn(ctx, a, &jsonrpc2.ConnOptions{Handler: echo})
+	client := jsonrpc2.NewConn(ctx, b, nil)
 	tests := []struct {
 		method, params, want string
 		code                 int64
@@ -97,15 +98,15 @@ func TestNotificationOrder(t *testing.T) {
 	a, b := NewPipe(jsonrpc.Limits{})
 	ctx := context.Background()
 	var got []string
-	server := jsonrpc.NewConn(ctx, a, &jsonrpc.ConnOptions{
-		Handler: jsonrpc.HandlerFunc(func(ctx context.Context, m *jsonrpc.Message) (any, error) {
+	server := jsonrpc2.NewConn(ctx, a, &jsonrpc2.ConnOptions{
+		Handler: jsonrpc2.HandlerFunc(func(ctx context.Context, m *jsonrpc.Message) (any, error) {
 			if m.IsNotification() {
 				got = append(got, string(m.Params)) // notifications run one at a time
 			}
 			return nil, nil
 		}),
 	})
-	client := jsonrpc.NewConn(ctx, b, nil)
+	client := jsonrpc2.NewConn(ctx, b, nil)
 	defer server.Close()
 	defer client.Close()
 	const n = 500 // more than the queue holds
@@ -172,14 +173,14 @@ func TestConnSeesPeerClose(t *testing.T) {
 	a, b := NewPipe(jsonrpc.Limits{})
 	ctx := context.Background()
 	started, release := make(chan struct{}), make(chan struct{})
-	server := jsonrpc.NewConn(ctx, a, &jsonrpc.ConnOptions{
-		Handler: jsonrpc.HandlerFunc(func(ctx context.Context, m *jsonrpc.Message) (any, error) {
+	server := jsonrpc2.NewConn(ctx, a, &jsonrpc2.ConnOptions{
+		Handler: jsonrpc2.HandlerFunc(func(ctx context.Context, m *jsonrpc.Message) (any, error) {
 			close(started)
 			<-release
 			return nil, nil
 		}),
 	})
-	client := jsonrpc.NewConn(ctx, b, nil)
+	client := jsonrpc2.NewConn(ctx, b, nil)
 	errc := make(chan error, 1)
 	go func() {
 		_, err := client.Call(ctx, "slow", nil)
@@ -249,9 +250,9 @@ func TestLimits(t *testing.T) {
 func BenchmarkMemoryRoundTrip(b *testing.B) {
 	x, y := NewPipe(jsonrpc.Limits{})
 	ctx := context.Background()
-	server := jsonrpc.NewConn(ctx, x, &jsonrpc.ConnOptions{Handler: echo})
+	server := jsonrpc2.NewConn(ctx, x, &jsonrpc2.ConnOptions{Handler: echo})
 	defer server.Close()
-	client := jsonrpc.NewConn(ctx, y, nil)
+	client := jsonrpc2.NewConn(ctx, y, nil)
 	defer client.Close()
 	params := jsontext.Value(`{"name":"echo","arguments":{"text":"hello"}}`)
 	b.ReportAllocs()

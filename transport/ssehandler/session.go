@@ -12,18 +12,19 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/internal/ssewire"
 	"github.com/ferrymcp/ferry/jsonrpc"
 )
 
 // session is one client connection: the event stream of a GET and the
 // POSTs naming its id. It is the [jsonrpc.Stream] of the server's
-// [jsonrpc.Conn]: Read returns the POSTed messages, Write queues messages
+// [jsonrpc2.Conn]: Read returns the POSTed messages, Write queues messages
 // for the event stream.
 type session struct {
 	h    *Handler
 	id   string
-	conn *jsonrpc.Conn
+	conn *jsonrpc2.Conn
 
 	in  chan *jsonrpc.Message // POSTed messages, for Read
 	out chan []byte           // encoded events, for the event stream

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/ferrymcp/ferry/jsonrpc"
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/go-json-experiment/json/jsontext"
 )
 
@@ -15,9 +15,9 @@ func BenchmarkStdioRoundTrip(b *testing.B) {
 	a, c, closePipes := osPipes(b)
 	defer closePipes()
 	ctx := context.Background()
-	server := jsonrpc.NewConn(ctx, a, &jsonrpc.ConnOptions{Handler: echoHandler})
+	server := jsonrpc2.NewConn(ctx, a, &jsonrpc2.ConnOptions{Handler: echoHandler})
 	defer server.Close()
-	client := jsonrpc.NewConn(ctx, c, nil)
+	client := jsonrpc2.NewConn(ctx, c, nil)
 	defer client.Close()
 	params := jsontext.Value(`{"name":"echo","arguments":{"text":"hello"}}`)
 	b.ReportAllocs()
@@ -34,9 +34,9 @@ func BenchmarkStdioRoundTripParallel(b *testing.B) {
 	a, c, closePipes := osPipes(b)
 	defer closePipes()
 	ctx := context.Background()
-	server := jsonrpc.NewConn(ctx, a, &jsonrpc.ConnOptions{Handler: echoHandler})
+	server := jsonrpc2.NewConn(ctx, a, &jsonrpc2.ConnOptions{Handler: echoHandler})
 	defer server.Close()
-	client := jsonrpc.NewConn(ctx, c, nil)
+	client := jsonrpc2.NewConn(ctx, c, nil)
 	defer client.Close()
 	params := jsontext.Value(`{"name":"echo","arguments":{"text":"hello"}}`)
 	b.ReportAllocs()

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/internal/racecheck"
 	"github.com/ferrymcp/ferry/jsonrpc"
 )
@@ -24,7 +25,7 @@ func TestCallEndsAtDeadlineWhenServerDoesNotRead(t *testing.T) {
 	cmd.CloseTimeout = 100 * time.Millisecond // it does not exit by itself: SIGTERM
 	s := connect(t, cmd)
 	defer s.Close()
-	c := jsonrpc.NewConn(context.Background(), s, nil)
+	c := jsonrpc2.NewConn(context.Background(), s, nil)
 	defer c.Close()
 	if _, err := c.Call(context.Background(), "ping", nil); err != nil {
 		t.Fatal(err)
@@ -67,7 +68,7 @@ func TestDroppedAnswerFailsCall(t *testing.T) {
 			cmd.Limits = jsonrpc.Limits{MaxSize: 16 << 10}
 			s := connect(t, cmd)
 			defer s.Close()
-			c := jsonrpc.NewConn(context.Background(), s, nil)
+			c := jsonrpc2.NewConn(context.Background(), s, nil)
 			defer c.Close()
 			for range 2 { // ids 1 and 2 are not the ones checked
 				wctx, wcancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -216,7 +217,7 @@ func TestInvalidCommand(t *testing.T) {
 func TestConnectEndsAtDeadline(t *testing.T) {
 	for _, script := range []string{`exec sleep 300`, `trap "" TERM; while :; do sleep 1; done`} {
 		s := connect(t, &Command{Path: "/bin/sh", Args: []string{"-c", script}})
-		c := jsonrpc.NewConn(context.Background(), s, nil)
+		c := jsonrpc2.NewConn(context.Background(), s, nil)
 		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 		start := time.Now()
 		_, err := c.Call(ctx, "initialize", nil)

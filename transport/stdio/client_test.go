@@ -37,7 +37,7 @@ func TestClientEcho(t *testing.T) {
 	defer checkGoroutines(t)()
 	s := connect(t, helperCommand("echo"))
 	ctx := context.Background()
-	c := jsonrpc.NewConn(ctx, s, nil)
+	c := jsonrpc2.NewConn(ctx, s, nil)
 	r, err := c.Call(ctx, "echo", jsontext.Value(`{"hello":"world"}`))
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +68,7 @@ func TestClientServerDiesMidCall(t *testing.T) {
 	defer s.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c := jsonrpc.NewConn(ctx, s, nil)
+	c := jsonrpc2.NewConn(ctx, s, nil)
 	defer c.Close()
 	start := time.Now()
 	_, err := c.Call(ctx, "tools/call", jsontext.Value(`{}`))
@@ -101,7 +101,7 @@ func TestClientBannerSkipped(t *testing.T) {
 	cmd.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	s := connect(t, cmd)
 	defer s.Close()
-	c := jsonrpc.NewConn(context.Background(), s, nil)
+	c := jsonrpc2.NewConn(context.Background(), s, nil)
 	defer c.Close()
 	if _, err := c.Call(context.Background(), "echo", jsontext.Value(`{}`)); err != nil {
 		t.Fatal(err)
@@ -122,7 +122,7 @@ func TestClientEnvAndDir(t *testing.T) {
 	s := connect(t, cmd)
 	defer s.Close()
 	ctx := context.Background()
-	c := jsonrpc.NewConn(ctx, s, nil)
+	c := jsonrpc2.NewConn(ctx, s, nil)
 	defer c.Close()
 	var env map[string]string
 	if err := c.CallResult(ctx, "env", []string{"PATH", "FERRY_TEST_VAR"}, &env); err != nil {
@@ -243,7 +243,7 @@ func TestClientServerExitsStdoutHeld(t *testing.T) {
 		Stderr: lines,
 	})
 	defer s.Close()
-	c := jsonrpc.NewConn(context.Background(), s, nil)
+	c := jsonrpc2.NewConn(context.Background(), s, nil)
 	defer c.Close()
 	start := time.Now()
 	_, err := c.Call(context.Background(), "ping", nil)
@@ -397,7 +397,7 @@ func TestClientCallerReadsTimeout(t *testing.T) {
 	defer checkGoroutines(t)()
 	s := connect(t, helperCommand("halves"))
 	ctx := context.Background()
-	c := jsonrpc.NewConn(ctx, s, &jsonrpc.ConnOptions{CallerReads: true})
+	c := jsonrpc2.NewConn(ctx, s, &jsonrpc2.ConnOptions{CallerReads: true})
 	defer c.Close()
 	errSlow := errors.New("too slow")
 	for i := range 3 {

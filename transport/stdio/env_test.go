@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/ferrymcp/ferry/jsonrpc"
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 )
 
 // TestEnvironment: a server gets the few default variables of its
@@ -60,7 +60,7 @@ func TestClientEnvironment(t *testing.T) {
 		cmd.Env["FERRY_TEST_VAR"] = "over"
 		cmd.InheritEnv = inherit
 		s := connect(t, cmd)
-		c := jsonrpc.NewConn(context.Background(), s, nil)
+		c := jsonrpc2.NewConn(context.Background(), s, nil)
 		var env map[string]string
 		err := c.CallResult(context.Background(), "env", names, &env)
 		c.Close()

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/jsonrpc"
 )
 
@@ -121,9 +122,9 @@ func runHelper(mode string) int {
 // serveEcho is a small server on stdin/stdout: "echo" returns its params,
 // "env" the variables named in its params, "cwd" its working directory.
 func serveEcho() int {
-	c := jsonrpc.NewConn(context.Background(), ServerStream(), &jsonrpc.ConnOptions{
+	c := jsonrpc2.NewConn(context.Background(), ServerStream(), &jsonrpc2.ConnOptions{
 		ReplyToInvalid: true,
-		Handler: jsonrpc.HandlerFunc(func(ctx context.Context, m *jsonrpc.Message) (any, error) {
+		Handler: jsonrpc2.HandlerFunc(func(ctx context.Context, m *jsonrpc.Message) (any, error) {
 			switch m.Method {
 			case "echo":
 				return m.Params, nil

@@ -13,12 +13,13 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/ferrymcp/ferry/internal/jsonrpc2"
 	"github.com/ferrymcp/ferry/internal/writelog"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-var echoHandler = jsonrpc.HandlerFunc(func(ctx context.Context, m *jsonrpc.Message) (any, error) {
+var echoHandler = jsonrpc2.HandlerFunc(func(ctx context.Context, m *jsonrpc.Message) (any, error) {
 	return m.Params, nil
 })
 
@@ -43,8 +44,8 @@ func TestServerStreamConn(t *testing.T) {
 	a, b, closePipes := osPipes(t)
 	defer closePipes()
 	ctx := context.Background()
-	server := jsonrpc.NewConn(ctx, a, &jsonrpc.ConnOptions{Handler: echoHandler, ReplyToInvalid: true})
-	client := jsonrpc.NewConn(ctx, b, nil)
+	server := jsonrpc2.NewConn(ctx, a, &jsonrpc2.ConnOptions{Handler: echoHandler, ReplyToInvalid: true})
+	client := jsonrpc2.NewConn(ctx, b, nil)
 	for i := range 10 {
 		params := jsontext.Value(`{"i":` + string(rune('0'+i)) + `}`)
 		r, err := client.Call(ctx, "echo", params)
@@ -165,7 +166,7 @@ func TestServerStreamBatchesAnswers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		in, feed := net.Pipe()
 		out := &writelog.Log{}
-		conn := jsonrpc.NewConn(context.Background(), NewServerStream(in, out, jsonrpc.Limits{}), &jsonrpc.ConnOptions{Handler: echoHandler})
+		conn := jsonrpc2.NewConn(context.Background(), NewServerStream(in, out, jsonrpc.Limits{}), &jsonrpc2.ConnOptions{Handler: echoHandler})
 		var reqs, want strings.Builder
 		for i := range 5 {
 			fmt.Fprintf(&reqs, `{"jsonrpc":"2.0","id":%d,"method":"echo","params":[%d]}`+"\n", i, i)

@@ -28,14 +28,14 @@ import (
 )
 
 // session is one legacy Streamable HTTP session. It is the [jsonrpc.Stream]
-// of a [jsonrpc.Conn] run by the server: POSTs feed Read, and Write routes
+// of a [jsonrpc2.Conn] run by the server: POSTs feed Read, and Write routes
 // each outgoing message to the HTTP response it belongs to — a response to
 // its request's stream, a message about a request to that request's
 // stream, anything else to the GET stream.
 type session struct {
 	h    *Handler
 	id   string
-	conn *jsonrpc.Conn
+	conn *jsonrpc2.Conn
 	srv  *server.Session
 
 	closed    chan struct{}
