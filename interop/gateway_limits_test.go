@@ -18,9 +18,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 )
@@ -143,13 +145,16 @@ func TestGatewayLimitsShared(t *testing.T) {
 	daemon(t, exec.Command("redis-server", "--port", "0", "--unixsocket", sock, "--save", "", "--appendonly", "no", "--dir", dir))
 	waitFor(t, "redis-server", func() bool { _, err := os.Stat(sock); return err == nil })
 	tokens := filepath.Join(dir, "tokens.txt")
-	const aliceTok = "tok-alice-93fe"
-	os.WriteFile(tokens, []byte(aliceTok+" alice\n"), 0o600)
+	const aliceTok, bobTok = "tok-alice-93fe", "tok-bob-2d4c"
+	os.WriteFile(tokens, []byte(aliceTok+" alice\n"+bobTok+" bob\n"), 0o600)
 	everything := nodePackageBin(t, "@modelcontextprotocol/server-everything", "dist/index.js")
 	cfg := filepath.Join(dir, "ferry.json")
 	data, _ := json.Marshal(map[string]any{
 		"mcpServers": map[string]any{"everything": map[string]any{"command": nodeBin, "args": []string{everything, "stdio"}}},
-		"limits":     map[string]any{"rules": []any{map[string]any{"per": []string{"caller"}, "rate": "2/h"}}},
+		"limits": map[string]any{"rules": []any{
+			map[string]any{"callers": []string{"alice"}, "per": []string{"caller"}, "rate": "2/h"},
+			map[string]any{"name": "one at a time", "callers": []string{"bob"}, "per": []string{"caller"}, "concurrency": 1},
+		}},
 	})
 	os.WriteFile(cfg, data, 0o600)
 	bin := ferryBinary(t)
@@ -162,5 +167,34 @@ func TestGatewayLimitsShared(t *testing.T) {
 	}
 	if fmt.Sprint(got) != "[400 400 429 429]" {
 		t.Fatalf("alice's requests to a, b, a, b: %v; want two let through and two refused, whichever replica", got)
+	}
+
+	// Bob's call in flight on a holds his one place on b too.
+	ctx := context.Background()
+	onA := policyClient(t, a+"/mcp", bobTok, protocol.Version20260728)
+	onB := policyClient(t, b+"/mcp", bobTok, protocol.Version20260728)
+	started := make(chan struct{})
+	var once sync.Once
+	done := make(chan error, 1)
+	go func() {
+		pctx := client.WithProgress(ctx, func(*protocol.ProgressParams) { once.Do(func() { close(started) }) })
+		_, err := onA.Call(pctx, "everything__trigger-long-running-operation", map[string]any{"duration": 2, "steps": 2})
+		done <- err
+	}()
+	select {
+	case <-started: // the first progress: the call is in flight
+	case err := <-done:
+		t.Fatalf("the long call ended before its first progress: %v", err)
+	}
+	_, err := onB.Call(ctx, "everything__echo", map[string]any{"message": "hi"})
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != -32029 || !strings.Contains(je.Message, "one at a time") {
+		t.Fatalf("bob's echo on b while his call runs on a: %v, want -32029", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := onB.Call(ctx, "everything__echo", map[string]any{"message": "hi"}); err != nil {
+		t.Fatalf("bob's echo on b once his call on a ended: %v", err)
 	}
 }

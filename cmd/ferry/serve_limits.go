@@ -2,6 +2,7 @@ package main
 
 import (
 	"log/slog"
+	"time"
 
 	"github.com/ferrymcp/ferry/config"
 	"github.com/ferrymcp/ferry/gateway"
@@ -27,7 +28,7 @@ func limitsOf(files []*config.File) (*limit.Policy, error) {
 // gateway's options: its HTTP middleware inside the authentication, its
 // MCP middleware around the serving of every request (after the access
 // rules: a refused call counts against no limit); shared by the replicas
-// when they share a Redis. It is there even without limits, so that
+// when they share a Redis, rates and calls in flight alike. It is there even without limits, so that
 // SIGHUP can add some: without rules it costs a request an atomic load
 // on each side. SIGHUP builds the limits again with the rest of the
 // policy, and swaps them in (Limiter.Set) when all of it builds.
@@ -36,7 +37,8 @@ func setupLimits(files []*config.File, opts *gateway.Options, pol *servePolicy, 
 	if err != nil {
 		return err
 	}
-	l := limit.New(p, &limit.Options{Store: sharedLimits(opts.Replicas), Logger: log})
+	l := limit.New(p, &limit.Options{Store: sharedLimits(opts.Replicas), Slots: sharedSlots(opts.Replicas),
+		Lease: leaseOf(opts.Host.MaxRequestTimeout), Logger: log})
 	opts.Limit = l.HTTP
 	opts.Middleware = append(opts.Middleware, l.Middleware)
 	pol.add(func(files []*config.File) (func(), error) {
@@ -44,4 +46,14 @@ func setupLimits(files []*config.File, opts *gateway.Options, pol *servePolicy, 
 		return func() { l.Set(p) }, err
 	})
 	return nil
+}
+
+// leaseOf is how long a call's count of calls in flight lasts in the
+// store the replicas share, when its replica does not end it (it
+// stopped): a little longer than --max-timeout lets a call last.
+func leaseOf(maxCall time.Duration) time.Duration {
+	if maxCall <= 0 {
+		return 0 // the limiter's default
+	}
+	return maxCall + time.Minute
 }

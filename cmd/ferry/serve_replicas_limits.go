@@ -17,3 +17,15 @@ func sharedLimits(r *gateway.ReplicaOptions) limit.Store {
 	}
 	return nil
 }
+
+// sharedSlots returns the counts of calls in flight in the Redis the
+// replicas share, nil without one: each replica then counts its own.
+func sharedSlots(r *gateway.ReplicaOptions) limit.SlotStore {
+	if r == nil {
+		return nil
+	}
+	if st, ok := r.Store.(*shared.Store); ok {
+		return st.Slots()
+	}
+	return nil
+}

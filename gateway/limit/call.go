@@ -72,20 +72,21 @@ func (l *Limiter) callRequest(ctx context.Context, p *Policy, req *intercept.Req
 // admitCall counts q against the concurrency limits, then the rates:
 // the function it returns ends the call's count.
 func (l *Limiter) admitCall(ctx context.Context, p *Policy, q *request) (func(), *Refusal) {
-	var keys []string
-	var limits []int
+	var slots []Slot
 	var named []*rule
 	for _, r := range p.calls {
 		if r.conc > 0 && r.matches(q) {
-			keys = append(keys, r.key(q))
-			limits = append(limits, r.conc)
+			slots = append(slots, Slot{Key: r.key(q), Limit: r.conc})
 			named = append(named, r)
 		}
 	}
-	if i := l.conc.acquire(keys, limits); i >= 0 {
-		return nil, &Refusal{Rule: named[i].name, Concurrency: limits[i]}
+	release := func() {}
+	if len(slots) > 0 {
+		var ref *Refusal
+		if release, ref = l.acquire(ctx, p, slots, named); ref != nil {
+			return nil, ref
+		}
 	}
-	release := func() { l.conc.release(keys) }
 	if ref := l.takeRates(ctx, p, p.calls, q); ref != nil {
 		release()
 		return nil, ref

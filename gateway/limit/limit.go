@@ -13,10 +13,11 @@
 //
 // The buckets are the replica's own, or, with a [Store] (Redis, shared by
 // the replicas of one gateway), shared: one round trip takes a token from
-// every bucket a request counts against, or from none. While the store
+// every bucket a request counts against, or from none; with a
+// [SlotStore], the calls in flight are counted for every replica too,
+// each count lasting until the call ends or its lease. While the store
 // cannot be reached, the limits count locally, let everything through, or
-// refuse everything, as the configuration says. Concurrency is counted
-// by each replica on its own.
+// refuse everything, as the configuration says.
 //
 // The rules are swapped whole ([Limiter.Set]) when the configuration is
 // read again; a rule that did not change keeps its counts.
@@ -41,8 +42,12 @@ import (
 
 // Options configure a [Limiter]. The zero value is usable.
 type Options struct {
-	// Store, when set, keeps the rate limits' buckets for every replica.
+	// Store, when set, keeps the rate limits' buckets for every replica;
+	// Slots their counts of calls in flight, each lasting Lease at most
+	// (default 10 minutes: as long as ferry serve lets a call last).
 	Store Store
+	Slots SlotStore
+	Lease time.Duration
 	// StoreRetry is how long after the store failed the limits ask it
 	// again (default 1 second): meanwhile they do what the policy's
 	// redisDown says at once, rather than each request waiting for a
@@ -56,6 +61,8 @@ type Options struct {
 // A Limiter enforces a [Policy]. It is safe for concurrent use.
 type Limiter struct {
 	shared Store
+	slots  SlotStore
+	lease  time.Duration
 	log    *slog.Logger
 	local  *Local
 	conc   concurrency
@@ -78,7 +85,7 @@ func New(p *Policy, opts *Options) *Limiter {
 	if opts != nil {
 		o = *opts
 	}
-	l := &Limiter{shared: o.Store, log: o.Logger, local: NewLocal()}
+	l := &Limiter{shared: o.Store, slots: o.Slots, lease: cmp.Or(o.Lease, 10*time.Minute), log: o.Logger, local: NewLocal()}
 	l.down.retry = o.StoreRetry
 	if l.down.retry <= 0 {
 		l.down.retry = time.Second
@@ -292,15 +299,27 @@ func (l *Limiter) take(ctx context.Context, p *Policy, buckets []Bucket) (int, t
 	}
 	i, wait, err := l.shared.Take(ctx, now, buckets)
 	if err != nil {
-		if l.down.failed(now) {
-			l.log.Error("limits: the shared store cannot be reached; "+fallbackSays[p.redisDown], "error", err, "redisDown", p.redisDown)
-		}
+		l.storeFailed(p, err, now)
 		return l.fallback(ctx, now, p, buckets)
 	}
+	l.storeAnswered()
+	return i, wait
+}
+
+// storeFailed records a failure of the shared store, and says so when it
+// answered before.
+func (l *Limiter) storeFailed(p *Policy, err error, now time.Time) {
+	if l.down.failed(now) {
+		l.log.Error("limits: the shared store cannot be reached; "+fallbackSays[p.redisDown], "error", err, "redisDown", p.redisDown)
+	}
+}
+
+// storeAnswered records an answer of the shared store, and says so when
+// it failed before.
+func (l *Limiter) storeAnswered() {
 	if l.down.answered() {
 		l.log.Info("limits: the shared store answers again; the replicas share their limits again")
 	}
-	return i, wait
 }
 
 // fallback takes from buckets without the shared store: locally, or as

@@ -77,3 +77,71 @@ func (l limitStore) Take(ctx context.Context, now time.Time, buckets []limit.Buc
 	}
 	return int(res[0]) - 1, time.Duration(res[1]) * time.Microsecond, nil
 }
+
+// Slots returns the counts of calls in flight of package limit kept in
+// the store: the replicas that share it share their concurrency limits.
+func (s *Store) Slots() limit.SlotStore { return slotStore{s} }
+
+type slotStore struct{ s *Store }
+
+// acquireScript counts a call (ARGV[3], its id) in every sorted set KEYS
+// names, or in none: each holds the ids of the calls in flight scored by
+// when their count lapses (ARGV[2], milliseconds; ARGV[1] is now), and
+// those lapsed are dropped first; ARGV[3+i] is KEYS[i]'s limit, the last
+// ARGV how long a set lives unused. It returns the 1-based index of the
+// first set at its limit, 0 when the call is counted.
+var acquireScript = redis.NewScript(`
+local now = tonumber(ARGV[1])
+for i = 1, #KEYS do
+  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now)
+  if redis.call('ZCARD', KEYS[i]) >= tonumber(ARGV[3+i]) then
+    return i
+  end
+end
+for i = 1, #KEYS do
+  redis.call('ZADD', KEYS[i], ARGV[2], ARGV[3])
+  redis.call('PEXPIRE', KEYS[i], ARGV[#ARGV])
+end
+return 0
+`)
+
+// releaseScript ends the count of call ARGV[1] in every set KEYS names.
+var releaseScript = redis.NewScript(`
+for i = 1, #KEYS do
+  redis.call('ZREM', KEYS[i], ARGV[1])
+end
+return 0
+`)
+
+func (st slotStore) keys(slots []limit.Slot) []string {
+	keys := make([]string, len(slots))
+	for i, sl := range slots {
+		sum := sha256.Sum256([]byte(sl.Key))
+		keys[i] = st.s.prefix + "limit-calls:" + hex.EncodeToString(sum[:16])
+	}
+	return keys
+}
+
+// Acquire counts the call id in every slot, or in none (see
+// limit.SlotStore), in one round trip.
+func (st slotStore) Acquire(ctx context.Context, now time.Time, id string, slots []limit.Slot, lease time.Duration) (int, error) {
+	args := make([]any, 0, 4+len(slots))
+	args = append(args, now.UnixMilli(), now.Add(lease).UnixMilli(), id)
+	for _, sl := range slots {
+		args = append(args, sl.Limit)
+	}
+	args = append(args, lease.Milliseconds())
+	n, err := acquireScript.Run(ctx, st.s.rdb, st.keys(slots), args...).Int()
+	if err != nil {
+		return 0, fmt.Errorf("redis: counting a call in the shared concurrency limits: %w", err)
+	}
+	return n - 1, nil
+}
+
+// Release ends the call's counts.
+func (st slotStore) Release(ctx context.Context, id string, slots []limit.Slot) error {
+	if err := releaseScript.Run(ctx, st.s.rdb, st.keys(slots), id).Err(); err != nil {
+		return fmt.Errorf("redis: ending a call's count in the shared concurrency limits: %w", err)
+	}
+	return nil
+}

@@ -175,3 +175,57 @@ func TestLimiterRedisBack(t *testing.T) {
 		t.Fatalf("%d log lines about Redis back, want 2 (a replica each):\n%s", n, logs.String())
 	}
 }
+
+// Replicas share their counts of calls in flight: all or nothing, until
+// released, or until the lease of a replica that did not release them.
+func TestSharedSlots(t *testing.T) {
+	url, _ := redisServer(t)
+	a, b := open(t, url).Slots(), open(t, url).Slots()
+	ctx := context.Background()
+	t0 := time.Unix(1_800_000_000, 0)
+	lease := time.Minute
+	x := limit.Slot{Key: "x", Limit: 2}
+	y := limit.Slot{Key: "y\x00caller:\xff", Limit: 1}
+	steps := []struct {
+		store   limit.SlotStore
+		release bool
+		at      time.Duration
+		id      string
+		slots   []limit.Slot
+		refused int
+	}{
+		{a, false, 0, "1", []limit.Slot{x}, -1},
+		{b, false, 0, "2", []limit.Slot{y, x}, -1},
+		{a, false, 0, "3", []limit.Slot{x}, 0},    // x holds 1 and 2
+		{b, false, 0, "3", []limit.Slot{x, y}, 0}, // all or nothing: y not taken
+		{a, true, 0, "2", []limit.Slot{y, x}, -1}, // 2 ends on the other replica
+		{b, false, 0, "3", []limit.Slot{x, y}, -1},
+		{a, false, 0, "4", []limit.Slot{y}, 0},
+		{a, false, lease, "4", []limit.Slot{y}, -1}, // 3 lapsed: its replica went
+	}
+	for i, s := range steps {
+		if s.release {
+			if err := s.store.Release(ctx, s.id, s.slots); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		refused, err := s.store.Acquire(ctx, t0.Add(s.at), s.id, s.slots, lease)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if refused != s.refused {
+			t.Fatalf("step %d: refused %d, want %d", i, refused, s.refused)
+		}
+	}
+	st := open(t, url)
+	keys, err := st.rdb.Keys(ctx, "ferry:limit-calls:*").Result()
+	if err != nil || len(keys) != 2 {
+		t.Fatalf("keys %q, %v; want 2", keys, err)
+	}
+	for _, k := range keys {
+		if ttl, err := st.rdb.PTTL(ctx, k).Result(); err != nil || ttl <= 0 || ttl > lease {
+			t.Fatalf("%s expires in %v (%v), want within the lease", k, ttl, err)
+		}
+	}
+}
