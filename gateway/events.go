@@ -99,36 +99,47 @@ func (l *eventLog) Record(sess *server.Session, e streamablehandler.LoggedEvent)
 }
 
 // run records the queued events in batches until the gateway closes,
-// then records the end of the streams still open: their requests end
-// with this replica.
+// then those still queued, and the end of the streams still open: their
+// requests end with this replica.
 func (l *eventLog) run() {
 	batch := make([]StreamEvent, 0, eventBatch)
 	for {
 		select {
 		case r := <-l.queue:
-			batch = l.add(batch[:0], r)
-		drain:
-			for len(batch) < eventBatch {
-				select {
-				case r := <-l.queue:
-					batch = l.add(batch, r)
-				default:
-					break drain
-				}
-			}
-			l.append(batch)
+			l.append(l.fill(l.add(batch[:0], r)))
 		case <-l.sh.g.closing:
+			// What was queued before, at most a queue's worth.
+			for range eventQueue/eventBatch + 1 {
+				if batch = l.fill(batch[:0]); len(batch) == 0 {
+					break
+				}
+				l.append(batch)
+			}
 			l.abandon()
 			return
 		}
 	}
 }
 
-// add appends to batch the event r, in the store's terms.
+// fill adds to batch the events queued, up to eventBatch.
+func (l *eventLog) fill(batch []StreamEvent) []StreamEvent {
+	for len(batch) < eventBatch {
+		select {
+		case r := <-l.queue:
+			batch = l.add(batch, r)
+		default:
+			return batch
+		}
+	}
+	return batch
+}
+
+// add appends r to batch in the store's terms, unless its session is
+// not one shared with the other replicas.
 func (l *eventLog) add(batch []StreamEvent, r recorded) []StreamEvent {
 	key := l.sessionKey(r.sess)
 	if key == "" {
-		return batch // not a session shared with the other replicas
+		return batch
 	}
 	e := StreamEvent{Stream: streamName(key, r.e.Stream), Seq: r.e.Seq, Data: r.e.Data, Final: r.e.Final, Standalone: r.e.Standalone}
 	l.mu.Lock()
