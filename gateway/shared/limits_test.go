@@ -3,6 +3,7 @@ package shared
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -15,8 +16,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/config"
 	"github.com/ferrymcp/ferry/gateway/limit"
+	"github.com/ferrymcp/ferry/intercept"
+	"github.com/ferrymcp/ferry/jsonrpc"
+	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/server"
+	"github.com/ferrymcp/ferry/transport/streamable"
+	"github.com/ferrymcp/ferry/transport/streamablehandler"
 )
 
 // Replicas share their buckets through Redis: one takes, the other sees
@@ -227,5 +237,80 @@ func TestSharedSlots(t *testing.T) {
 		if ttl, err := st.rdb.PTTL(ctx, k).Result(); err != nil || ttl <= 0 || ttl > lease {
 			t.Fatalf("%s expires in %v (%v), want within the lease", k, ttl, err)
 		}
+	}
+}
+
+// With Redis down, a concurrency limit does what redisDown says, as the
+// rates do.
+func TestLimiterSlotsRedisDown(t *testing.T) {
+	for _, tc := range []struct {
+		mode string
+		want string // the second call while the first is in flight
+	}{
+		{config.RedisDownLocal, "refused"},
+		{config.RedisDownAllow, "ok"},
+		{config.RedisDownDeny, "unchecked"},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			url, stop := redisServer(t)
+			p, err := limit.Compile(&config.Limits{RedisDown: tc.mode, Rules: []config.LimitRule{{Concurrency: 1}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := limit.New(p, &limit.Options{Slots: open(t, url).Slots(), StoreRetry: time.Hour})
+			release := make(chan struct{})
+			held := make(chan struct{}, 1)
+			srv := server.New(protocol.Implementation{Name: "s", Version: "1"}, &server.Options{Receiving: []intercept.Middleware{l.Middleware}})
+			srv.AddTool(&protocol.Tool{Name: "hold"}, func(ctx context.Context, _ *server.Request, _ jsontext.Value) (*protocol.CallToolResult, error) {
+				held <- struct{}{}
+				<-release
+				return &protocol.CallToolResult{}, nil
+			})
+			srv.AddTool(&protocol.Tool{Name: "echo"}, func(context.Context, *server.Request, jsontext.Value) (*protocol.CallToolResult, error) {
+				return &protocol.CallToolResult{}, nil
+			})
+			h := streamablehandler.New(srv, &streamablehandler.Options{DisableHostCheck: true})
+			ts := httptest.NewServer(h)
+			defer ts.Close()
+			defer h.Close()
+			ctx := context.Background()
+			c, err := client.Connect(ctx, &streamable.Transport{URL: ts.URL}, &client.Options{ProtocolVersion: protocol.LatestVersion})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if _, err := c.Call(ctx, "echo", nil); err != nil {
+				t.Fatalf("with Redis: %v", err)
+			}
+			stop()
+			done := make(chan error, 1)
+			go func() { _, err := c.Call(ctx, "hold", nil); done <- err }()
+			var first error
+			select {
+			case <-held:
+			case first = <-done: // deny refuses it already
+			}
+			_, err = c.Call(ctx, "echo", nil)
+			close(release)
+			if first == nil {
+				first = <-done
+			}
+			got := "ok"
+			var je *jsonrpc.Error
+			switch {
+			case errors.As(err, &je) && strings.Contains(je.Message, "cannot be checked"):
+				got = "unchecked"
+			case errors.As(err, &je) && je.Code == limit.CodeLimited:
+				got = "refused"
+			case err != nil:
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Fatalf("the second call with Redis down: %s (%v), want %s", got, err, tc.want)
+			}
+			if (tc.mode == config.RedisDownDeny) != (first != nil) {
+				t.Fatalf("the first call with Redis down: %v", first)
+			}
+		})
 	}
 }
