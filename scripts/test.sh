@@ -40,6 +40,9 @@ go mod download
 # The OpenTelemetry Collector's OTLP receiver, which the gateway's traces
 # are tested against: a module of its own, outside the workspace.
 (cd interop/otelcol && GOWORK=off go mod download)
+# The Kubernetes manifests' validator (deploy/kubernetes: k8s.io/api's types,
+# strict decoding): a module of its own, outside the workspace.
+(cd deploy/kubernetes && GOWORK=off go mod download)
 
 step "Debian packages (tmux for the terminal tests; Redis, HAProxy and nginx for the replicas')"
 # Installed when missing and this is root with apt (CI is); elsewhere the
@@ -98,6 +101,7 @@ staticcheck="${staticcheck:-$(go env GOPATH)/bin}/staticcheck"
 "$staticcheck" ./... ./cmd/ferry/... ./agent/...
 "$staticcheck" -tags soak ./soak
 (cd interop/zitadelop && GOWORK=off go vet ./...)
+(cd deploy/kubernetes && GOWORK=off go vet ./...)
 
 step "install as a user would (file-system module proxy, GOWORK=off)"
 scripts/install-check.sh
