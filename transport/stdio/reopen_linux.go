@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -15,14 +16,19 @@ import (
 )
 
 // reopen returns a reader of a descriptor of its own for f, and the
-// function that makes a blocked read of it return, when f is a pipe or a
-// terminal that Go cannot interrupt (os.Stdin is opened in blocking
-// mode); otherwise nil. Opening /proc/self/fd/N creates a new open file
+// function that makes a blocked read of it return, when f is a pipe, a
+// stream socket or a terminal that Go cannot interrupt (os.Stdin is
+// opened in blocking mode); otherwise nil. A pipe or a terminal is
+// opened again through /proc/self/fd/N: that creates a new open file
 // description, so making it non-blocking leaves f, and whoever shares it
-// (a parent shell's terminal), untouched.
+// (a parent shell's terminal), untouched. A socket cannot be opened so,
+// and need not be: it is duplicated, and read with MSG_DONTWAIT, which
+// does not wait whatever the mode it shares with f. A child that Node
+// starts (the TypeScript SDK's clients, the Inspector) has sockets for
+// its standard streams: libuv makes a socket pair where asked for a pipe.
 func reopen(f *os.File) (io.Reader, func() error) {
 	st, err := f.Stat()
-	if err != nil || st.Mode()&(fs.ModeNamedPipe|fs.ModeCharDevice) == 0 {
+	if err != nil || st.Mode()&(fs.ModeNamedPipe|fs.ModeCharDevice|fs.ModeSocket) == 0 {
 		return nil, nil
 	}
 	rc, err := f.SyscallConn() // not f.Fd(), which would change f's mode
@@ -34,7 +40,13 @@ func reopen(f *os.File) (io.Reader, func() error) {
 	if fd < 0 {
 		return nil, nil
 	}
-	own, err := unix.Open("/proc/self/fd/"+strconv.Itoa(fd), unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	sock := st.Mode()&fs.ModeSocket != 0
+	var own int
+	if sock {
+		own, err = dupStreamSocket(fd)
+	} else {
+		own, err = unix.Open("/proc/self/fd/"+strconv.Itoa(fd), unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	}
 	if err != nil {
 		return nil, nil
 	}
@@ -43,13 +55,28 @@ func reopen(f *os.File) (io.Reader, func() error) {
 		unix.Close(own)
 		return nil, nil
 	}
-	p := &pollReader{name: f.Name()}
+	p := &pollReader{name: f.Name(), sock: sock}
 	p.fds = [2]unix.PollFd{{Fd: int32(own), Events: unix.POLLIN}, {Fd: int32(wake), Events: unix.POLLIN}}
 	return p, p.interrupt
 }
 
-// pollReader reads a non-blocking descriptor and, when it has nothing to
-// read, waits in poll(2) for it or for an eventfd that interrupt signals.
+// dupStreamSocket returns a duplicate of fd when it is a stream socket.
+// A datagram socket is left alone: a read into a buffer shorter than a
+// datagram would lose the rest of it.
+func dupStreamSocket(fd int) (int, error) {
+	typ, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TYPE)
+	if err != nil {
+		return -1, err
+	}
+	if typ != unix.SOCK_STREAM {
+		return -1, unix.ENOTSUP
+	}
+	return unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+}
+
+// pollReader reads a descriptor without waiting (a non-blocking one, or
+// a socket with MSG_DONTWAIT) and, when it has nothing to read, waits in
+// poll(2) for it or for an eventfd that interrupt signals.
 //
 // Waiting in a system call of its own, rather than in Go's network
 // poller, makes a wait for the next request cost what a blocking read
@@ -73,6 +100,9 @@ type pollReader struct {
 	// fds holds the descriptor read and the eventfd interrupt signals,
 	// as poll wants them; only Read polls.
 	fds [2]unix.PollFd
+	// sock: the descriptor is a socket that may be in blocking mode,
+	// read with MSG_DONTWAIT.
+	sock bool
 	// lull: the last read returned one line and less than asked, so
 	// the next read likely finds nothing. Only Read touches it.
 	lull bool
@@ -111,7 +141,7 @@ func (p *pollReader) read(b []byte) (int, error) {
 		}
 	}
 	for {
-		n, err := unix.Read(int(p.fds[0].Fd), b)
+		n, err := p.readNow(b)
 		switch {
 		case err == nil && n > 0:
 			p.lull = n < len(b) && bytes.IndexByte(b[:n], '\n') == n-1
@@ -127,6 +157,19 @@ func (p *pollReader) read(b []byte) (int, error) {
 			return 0, err
 		}
 	}
+}
+
+// readNow reads what the descriptor holds, or fails with EAGAIN.
+func (p *pollReader) readNow(b []byte) (int, error) {
+	fd := int(p.fds[0].Fd)
+	if !p.sock {
+		return unix.Read(fd, b)
+	}
+	n, _, errno := unix.Syscall6(unix.SYS_RECVFROM, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), unix.MSG_DONTWAIT, 0, 0)
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
 }
 
 // wait sleeps in poll(2) until the descriptor has input (or its end) or

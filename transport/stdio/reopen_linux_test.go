@@ -150,3 +150,59 @@ func threadReads(t *testing.T) int {
 	t.Fatalf("no syscr in /proc/thread-self/io: %q", b)
 	return 0
 }
+
+// A server whose standard input is a stream socket in blocking mode, as
+// Node (libuv) gives a child for a pipe, reads it on the caller's
+// goroutine through a duplicate, and Close interrupts a blocked Read
+// without a goroutine left reading behind it, as with a pipe. The
+// caller's descriptor stays open and in blocking mode. A datagram
+// socket, which a short read would truncate, is read as any reader.
+func TestServerStreamStdinSocket(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		typ  int
+		pump bool // reads on a goroutine of the stream
+	}{
+		{"stream socket", unix.SOCK_STREAM, false},
+		{"datagram socket", unix.SOCK_DGRAM, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fds, err := unix.Socketpair(unix.AF_UNIX, tc.typ|unix.SOCK_CLOEXEC, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stdin := os.NewFile(uintptr(fds[0]), "stdin")
+			defer stdin.Close()
+			defer unix.Close(fds[1])
+			done := checkGoroutines(t)
+			s := NewServerStream(stdin, io.Discard, jsonrpc.Limits{})
+			if pump := s.(*serverStream).results != nil; pump != tc.pump {
+				t.Errorf("reads on a goroutine of the stream: %v, want %v", pump, tc.pump)
+			}
+			if _, err := unix.Write(fds[1], []byte(note("a")+"\n")); err != nil {
+				t.Fatal(err)
+			}
+			if m, err := s.Read(); err != nil || m.Method != "a" {
+				t.Fatalf("Read = %v, %v", m, err)
+			}
+			errc := make(chan error, 1)
+			go func() {
+				_, err := s.Read()
+				errc <- err
+			}()
+			s.Close()
+			wantClosed(t, errc, "blocked Read after Close")
+			if tc.pump {
+				// Its goroutine ends once its read returns.
+				if _, err := unix.Write(fds[1], []byte(note("b")+"\n")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			done()
+			flags, err := unix.FcntlInt(uintptr(fds[0]), unix.F_GETFL, 0)
+			if err != nil || flags&unix.O_NONBLOCK != 0 {
+				t.Errorf("stdin after Close: flags %#x, %v; want open, blocking", flags, err)
+			}
+		})
+	}
+}

@@ -17,8 +17,10 @@ import (
 //
 // Close makes a blocked Read return even though os.Stdin is usually not
 // pollable: on Linux, when stdin is a pipe or a terminal, the stream reads
-// from a non-blocking descriptor of its own opened through /proc/self/fd/0
-// and waits for input in poll(2), which Close interrupts; elsewhere see
+// from a non-blocking descriptor of its own opened through /proc/self/fd/0,
+// and when it is a stream socket (as Node makes for a child's standard
+// streams) from a duplicate of it with MSG_DONTWAIT; either way it waits
+// for input in poll(2), which Close interrupts. Elsewhere see
 // [NewServerStream]. Close closes neither os.Stdin nor os.Stdout.
 func ServerStream() jsonrpc.Stream {
 	return NewServerStream(os.Stdin, os.Stdout, jsonrpc.Limits{})
