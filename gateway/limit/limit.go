@@ -277,7 +277,7 @@ func (l *Limiter) takeRates(ctx context.Context, p *Policy, rules []*rule, q *re
 	}
 	i, wait := l.take(ctx, p, buckets)
 	switch {
-	case i == Unchecked:
+	case i == unchecked:
 		return &Refusal{RetryAfter: time.Second, Unchecked: true}
 	case i >= 0:
 		return &Refusal{Rule: named[i].name, RetryAfter: wait}
@@ -285,9 +285,9 @@ func (l *Limiter) takeRates(ctx context.Context, p *Policy, rules []*rule, q *re
 	return nil
 }
 
-// Unchecked is the index take returns for a request refused because the
+// unchecked is the index take returns for a request refused because the
 // shared store could not be asked (redisDown "deny").
-const Unchecked = -2
+const unchecked = -2
 
 // take takes from buckets in the shared store, else locally: the index
 // of the bucket that refused (-1 for none) and how long until every
@@ -330,7 +330,7 @@ func (l *Limiter) fallback(ctx context.Context, now time.Time, p *Policy, bucket
 		case config.RedisDownAllow:
 			return -1, 0
 		case config.RedisDownDeny:
-			return Unchecked, time.Second
+			return unchecked, time.Second
 		}
 	}
 	i, wait, _ := l.local.Take(ctx, now, buckets)
