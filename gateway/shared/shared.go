@@ -12,24 +12,36 @@ package shared
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"strings"
+	"sync/atomic"
 	"time"
 
-	"github.com/redis/go-redis/v9"
+	"github.com/gomodule/redigo/redis"
+	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/ferrymcp/ferry/gateway"
 )
 
 // Store is a Redis shared by the replicas of a gateway.
 type Store struct {
-	rdb    *redis.Client
+	pool    *redis.Pool
+	ep      endpoint
+	timeout time.Duration
+	// broken is when a connection was last found broken (Unix ns): the
+	// pool checks those idle since before it.
+	broken atomic.Int64
 	prefix string
 	log    *slog.Logger
+
+	// rdb is go-redis, for the files not yet moved to the pool.
+	rdb *goredis.Client
 }
 
 // Options configure a [Store]. The zero value is usable.
@@ -60,26 +72,29 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	ro, err := redis.ParseURL(url)
+	ep, err := parseURL(url)
 	if err != nil {
-		return nil, errors.New("redis: the URL is not a redis:// or rediss:// URL")
+		return nil, err
 	}
-	ro.DialTimeout, ro.ReadTimeout, ro.WriteTimeout = o.Timeout, o.Timeout, o.Timeout
-	// One retry at most: a change that cannot be recorded fails with an
-	// error at once rather than waiting through backoff.
-	ro.MaxRetries = 1
-	s := &Store{rdb: redis.NewClient(ro), prefix: o.Prefix, log: o.Logger}
+	ro := &goredis.Options{Network: ep.network, Addr: ep.address, Username: ep.user, Password: ep.password, DB: ep.db,
+		DialTimeout: o.Timeout, ReadTimeout: o.Timeout, WriteTimeout: o.Timeout, MaxRetries: 1}
+	if ep.tls {
+		host, _, _ := net.SplitHostPort(ep.address)
+		ro.TLSConfig = &tls.Config{ServerName: host}
+	}
+	s := &Store{ep: ep, timeout: o.Timeout, prefix: o.Prefix, log: o.Logger, rdb: goredis.NewClient(ro)}
+	s.pool = newPool(ep, o.Timeout, &s.broken)
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	if err := s.rdb.Ping(ctx).Err(); err != nil {
-		s.rdb.Close()
-		return nil, fmt.Errorf("redis at %s: %w", ro.Addr, err)
+	if _, err := s.do(ctx, "PING"); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("redis at %s: %w", ep.address, err)
 	}
 	return s, nil
 }
 
 // Close closes the connections.
-func (s *Store) Close() error { return s.rdb.Close() }
+func (s *Store) Close() error { return errors.Join(s.pool.Close(), s.rdb.Close()) }
 
 // keysKey holds the sealing keys, hex, one a line, the current one first.
 func (s *Store) keysKey() string { return s.prefix + "session-keys" }
@@ -98,10 +113,11 @@ func (s *Store) keysOr(ctx context.Context, have [][]byte) ([][]byte, error) {
 	for i, k := range have {
 		lines[i] = hex.EncodeToString(k)
 	}
-	if err := s.rdb.SetNX(ctx, s.keysKey(), strings.Join(lines, "\n"), 0).Err(); err != nil {
+	replies, err := s.pipeline(ctx, cmd("SET", s.keysKey(), strings.Join(lines, "\n"), "NX"), cmd("GET", s.keysKey()))
+	if err != nil {
 		return nil, fmt.Errorf("redis: session keys: %w", err)
 	}
-	text, err := s.rdb.Get(ctx, s.keysKey()).Result()
+	text, err := redis.String(replies[1], nil)
 	if err != nil {
 		return nil, fmt.Errorf("redis: session keys: %w", err)
 	}
@@ -110,7 +126,7 @@ func (s *Store) keysOr(ctx context.Context, have [][]byte) ([][]byte, error) {
 
 // rotate makes a new current key and keeps the one before it, which
 // opens the ids sealed so far; older keys are dropped.
-var rotate = redis.NewScript(`
+var rotate = redis.NewScript(1, `
 local old = redis.call('GET', KEYS[1]) or ''
 local prev = string.match(old, '^[^\n]+') or ''
 redis.call('SET', KEYS[1], ARGV[1] .. '\n' .. prev)
@@ -119,7 +135,8 @@ return 1`)
 // Rotate makes a new current sealing key; the previous one still opens
 // the ids it sealed. Replicas take it up with [Store.FollowKeys].
 func (s *Store) Rotate(ctx context.Context) error {
-	return rotate.Run(ctx, s.rdb, []string{s.keysKey()}, hex.EncodeToString(gateway.NewKey())).Err()
+	_, err := s.script(ctx, rotate, s.keysKey(), hex.EncodeToString(gateway.NewKey()))
+	return err
 }
 
 // FollowKeys gives sealer the shared keys every interval until ctx is
@@ -156,18 +173,18 @@ func (s *Store) channel() string { return s.prefix + "session-changes" }
 
 // Load returns what changed during session key: one round trip.
 func (s *Store) Load(ctx context.Context, key string) (gateway.SessionState, error) {
-	var end, level *redis.StringCmd
-	var subs *redis.StringSliceCmd
-	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		end = p.Get(ctx, s.sessionKey(key, "end"))
-		level = p.Get(ctx, s.sessionKey(key, "level"))
-		subs = p.SMembers(ctx, s.sessionKey(key, "subs"))
-		return nil
-	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	r, err := s.pipeline(ctx, cmd("GET", s.sessionKey(key, "end")), cmd("GET", s.sessionKey(key, "level")),
+		cmd("SMEMBERS", s.sessionKey(key, "subs")))
+	if err != nil {
 		return gateway.SessionState{}, fmt.Errorf("redis: %w", err)
 	}
-	return gateway.SessionState{Ended: end.Val() != "", Level: level.Val(), Subscriptions: subs.Val()}, nil
+	end, _ := redis.String(r[0], nil) // nil when not set
+	level, _ := redis.String(r[1], nil)
+	subs, err := redis.Strings(r[2], nil)
+	if err != nil {
+		return gateway.SessionState{}, fmt.Errorf("redis: %w", err)
+	}
+	return gateway.SessionState{Ended: end != "", Level: level, Subscriptions: subs}, nil
 }
 
 // Change records c, every key of it to expire after ttl, and publishes
@@ -177,51 +194,41 @@ func (s *Store) Change(ctx context.Context, c gateway.SessionChange, ttl time.Du
 	if err != nil {
 		return err
 	}
-	_, err = s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		subs := s.sessionKey(c.Key, "subs")
-		switch c.Op {
-		case gateway.ChangeLevel:
-			p.Set(ctx, s.sessionKey(c.Key, "level"), c.Value, ttl)
-		case gateway.ChangeSubscribe:
-			p.SAdd(ctx, subs, c.Value)
-			p.Expire(ctx, subs, ttl)
-		case gateway.ChangeUnsubscribe:
-			p.SRem(ctx, subs, c.Value)
-		case gateway.ChangeEnd:
-			p.Set(ctx, s.sessionKey(c.Key, "end"), "1", ttl)
-			p.Del(ctx, s.sessionKey(c.Key, "level"), subs)
-		}
-		p.Publish(ctx, s.channel(), msg)
-		return nil
-	})
-	if err != nil {
+	// At least a millisecond: PX and PEXPIRE take no less.
+	cmds := append(s.changeCommands(c, max(ttl.Milliseconds(), 1)), cmd("PUBLISH", s.channel(), msg))
+	if err := s.transaction(ctx, cmds...); err != nil {
 		return fmt.Errorf("redis: %w", err)
 	}
 	return nil
 }
 
-// Watch calls fn with every change any replica publishes until ctx is
-// done. The subscription reconnects by itself after Redis comes back;
-// changes published meanwhile are not seen (a replica that opens a copy
-// of a session later reads them with Load).
-func (s *Store) Watch(ctx context.Context, fn func(gateway.SessionChange)) {
-	sub := s.rdb.Subscribe(ctx, s.channel())
-	defer sub.Close()
-	ch := sub.Channel()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case m, ok := <-ch:
-			if !ok {
-				return
-			}
-			var c gateway.SessionChange
-			if err := json.Unmarshal([]byte(m.Payload), &c); err != nil {
-				s.log.Warn("shared: a session change that is not one", "err", err)
-				continue
-			}
-			fn(c)
-		}
+// changeCommands record c, to expire after ttl milliseconds.
+func (s *Store) changeCommands(c gateway.SessionChange, ttl int64) []command {
+	subs := s.sessionKey(c.Key, "subs")
+	switch c.Op {
+	case gateway.ChangeLevel:
+		return []command{cmd("SET", s.sessionKey(c.Key, "level"), c.Value, "PX", ttl)}
+	case gateway.ChangeSubscribe:
+		return []command{cmd("SADD", subs, c.Value), cmd("PEXPIRE", subs, ttl)}
+	case gateway.ChangeUnsubscribe:
+		return []command{cmd("SREM", subs, c.Value)}
+	case gateway.ChangeEnd:
+		return []command{cmd("SET", s.sessionKey(c.Key, "end"), "1", "PX", ttl), cmd("DEL", s.sessionKey(c.Key, "level"), subs)}
 	}
+	return nil
+}
+
+// Watch calls fn with every change any replica publishes until ctx is
+// done. The subscription is made again after Redis comes back; changes
+// published meanwhile are not seen (a replica that opens a copy of a
+// session later reads them with Load).
+func (s *Store) Watch(ctx context.Context, fn func(gateway.SessionChange)) {
+	s.subscribe(ctx, s.channel(), func(payload []byte) {
+		var c gateway.SessionChange
+		if err := json.Unmarshal(payload, &c); err != nil {
+			s.log.Warn("shared: a session change that is not one", "err", err)
+			return
+		}
+		fn(c)
+	})
 }

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gomodule/redigo/redis"
+
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/config"
 	"github.com/ferrymcp/ferry/gateway"
@@ -27,13 +29,22 @@ import (
 // test, and returns its URL and a function that stops it.
 func redisServer(t *testing.T) (string, func()) {
 	t.Helper()
+	dir := t.TempDir()
+	return "unix://" + filepath.Join(dir, "redis.sock"), redisAt(t, dir)
+}
+
+// redisAt runs a redis-server on the socket redis.sock in dir, with
+// args, and returns a function that stops it (by SIGKILL, as a crash
+// would). It can be started again in the same dir.
+func redisAt(t *testing.T, dir string, args ...string) func() {
+	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		t.Skip("redis-server is not installed (apt-get install -y redis-server)")
 	}
-	dir := t.TempDir()
 	sock := filepath.Join(dir, "redis.sock")
-	cmd := exec.Command(bin, "--port", "0", "--unixsocket", sock, "--save", "", "--appendonly", "no", "--dir", dir)
+	os.Remove(sock) // a killed server leaves it behind
+	cmd := exec.Command(bin, append([]string{"--port", "0", "--unixsocket", sock, "--save", "", "--appendonly", "no", "--dir", dir}, args...)...)
 	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -55,7 +66,7 @@ func redisServer(t *testing.T) (string, func()) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	return "unix://" + sock, stop
+	return stop
 }
 
 func open(t *testing.T, url string) *Store {
@@ -114,11 +125,9 @@ func TestKeysSurviveRedisLosingThem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.rdb.FlushAll(ctx).Err(); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s, "FLUSHALL")
 	go s.FollowKeys(ctx, sealer, keys, 5*time.Millisecond)
-	for s.rdb.Exists(ctx, s.keysKey()).Val() == 0 {
+	for n := 0; n == 0; n, _ = redis.Int(s.do(ctx, "EXISTS", s.keysKey())) {
 		if ctx.Err() != nil {
 			t.Fatal("the keys were not put back")
 		}
@@ -164,7 +173,7 @@ func TestChangeLoadWatch(t *testing.T) {
 		t.Errorf("loaded %+v", st)
 	}
 	for _, k := range []string{"ferry:s:1:level", "ferry:s:1:subs"} {
-		if ttl := a.rdb.TTL(ctx, k).Val(); ttl <= 0 || ttl > time.Hour {
+		if ttl := pttl(t, a, k); ttl <= 0 || ttl > time.Hour {
 			t.Errorf("%s expires in %v", k, ttl)
 		}
 	}

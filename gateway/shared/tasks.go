@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/redis/go-redis/v9"
+	"github.com/gomodule/redigo/redis"
 
 	"github.com/ferrymcp/ferry/gateway"
 )
@@ -41,7 +41,7 @@ const ownerTasks = 1000
 // tasks). An owner at its share makes room with its oldest task gone or
 // finished; with none, it is refused (0). ARGV: status, record, expiry,
 // score (creation, Unix ms), id, share, the prefix of task keys.
-var createTask = redis.NewScript(`
+var createTask = redis.NewScript(2, `
 local n = redis.call('ZCARD', KEYS[2])
 if n >= tonumber(ARGV[6]) then
   local room = false
@@ -72,8 +72,8 @@ func (s *Store) CreateTask(ctx context.Context, t *gateway.TaskRecord) error {
 	if err != nil {
 		return err
 	}
-	n, err := createTask.Run(ctx, s.rdb, []string{s.taskKey(t.ID), s.ownerKey(t.Owner)},
-		t.Status, data, t.Expires().UnixMilli(), t.CreatedAt.UnixMilli(), t.ID, ownerTasks, s.taskKey("")).Int()
+	n, err := redis.Int(s.script(ctx, createTask, s.taskKey(t.ID), s.ownerKey(t.Owner),
+		t.Status, data, t.Expires().UnixMilli(), t.CreatedAt.UnixMilli(), t.ID, ownerTasks, s.taskKey("")))
 	if err != nil {
 		return fmt.Errorf("redis: %w", err)
 	}
@@ -85,7 +85,7 @@ func (s *Store) CreateTask(ctx context.Context, t *gateway.TaskRecord) error {
 
 // updateTask replaces a task's record unless it is finished or gone,
 // keeping its expiry.
-var updateTask = redis.NewScript(`
+var updateTask = redis.NewScript(1, `
 local s = redis.call('HGET', KEYS[1], 'status')
 if not s then return -1 end
 if s == 'completed' or s == 'failed' or s == 'cancelled' then return 0 end
@@ -98,7 +98,7 @@ func (s *Store) UpdateTask(ctx context.Context, t *gateway.TaskRecord) (bool, er
 	if err != nil {
 		return false, err
 	}
-	n, err := updateTask.Run(ctx, s.rdb, []string{s.taskKey(t.ID)}, t.Status, data).Int()
+	n, err := redis.Int(s.script(ctx, updateTask, s.taskKey(t.ID), t.Status, data))
 	if err != nil {
 		return false, fmt.Errorf("redis: %w", err)
 	}
@@ -107,8 +107,8 @@ func (s *Store) UpdateTask(ctx context.Context, t *gateway.TaskRecord) (bool, er
 
 // GetTask implements [gateway.TaskStore]: one round trip.
 func (s *Store) GetTask(ctx context.Context, id string) (*gateway.TaskRecord, error) {
-	data, err := s.rdb.HGet(ctx, s.taskKey(id), "data").Bytes()
-	if errors.Is(err, redis.Nil) {
+	data, err := redis.Bytes(s.do(ctx, "HGET", s.taskKey(id), "data"))
+	if errors.Is(err, redis.ErrNil) {
 		return nil, gateway.ErrTaskNotFound
 	}
 	if err != nil {
@@ -138,7 +138,7 @@ func (s *Store) ListTasks(ctx context.Context, owner, cursor string, limit int) 
 		start = n
 	}
 	owned := s.ownerKey(owner)
-	ids, err := s.rdb.ZRange(ctx, owned, start, start+int64(limit)).Result()
+	ids, err := redis.Strings(s.do(ctx, "ZRANGE", owned, start, start+int64(limit)))
 	if err != nil {
 		return nil, "", fmt.Errorf("redis: %w", err)
 	}
@@ -151,7 +151,8 @@ func (s *Store) ListTasks(ctx context.Context, owner, cursor string, limit int) 
 		return nil, "", err
 	}
 	if len(gone) > 0 {
-		s.rdb.ZRem(ctx, owned, gone...)
+		// Best effort: the next listing drops them if this fails.
+		s.do(ctx, "ZREM", append([]any{owned}, gone...)...)
 	}
 	return recs, next, nil
 }
@@ -159,21 +160,19 @@ func (s *Store) ListTasks(ctx context.Context, owner, cursor string, limit int) 
 // tasks reads the records of ids in one round trip, and names those
 // gone.
 func (s *Store) tasks(ctx context.Context, ids []string) ([]*gateway.TaskRecord, []any, error) {
-	cmds := make([]*redis.StringCmd, len(ids))
-	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for i, id := range ids {
-			cmds[i] = p.HGet(ctx, s.taskKey(id), "data")
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	cmds := make([]command, len(ids))
+	for i, id := range ids {
+		cmds[i] = cmd("HGET", s.taskKey(id), "data")
+	}
+	replies, err := s.pipeline(ctx, cmds...)
+	if err != nil {
 		return nil, nil, fmt.Errorf("redis: %w", err)
 	}
 	var recs []*gateway.TaskRecord
 	var gone []any
-	for i, c := range cmds {
+	for i, r := range replies {
 		t := new(gateway.TaskRecord)
-		data, err := c.Bytes()
+		data, err := redis.Bytes(r, nil)
 		if err != nil || json.Unmarshal(data, t) != nil {
 			gone = append(gone, ids[i])
 			continue
@@ -185,7 +184,7 @@ func (s *Store) tasks(ctx context.Context, ids []string) ([]*gateway.TaskRecord,
 
 // Beat implements [gateway.TaskStore].
 func (s *Store) Beat(ctx context.Context, replica string, ttl time.Duration) error {
-	if err := s.rdb.Set(ctx, s.leaseKey(replica), "1", ttl).Err(); err != nil {
+	if _, err := s.do(ctx, "SET", s.leaseKey(replica), "1", "PX", max(ttl.Milliseconds(), 1)); err != nil {
 		return fmt.Errorf("redis: %w", err)
 	}
 	return nil
@@ -193,7 +192,7 @@ func (s *Store) Beat(ctx context.Context, replica string, ttl time.Duration) err
 
 // Alive implements [gateway.TaskStore].
 func (s *Store) Alive(ctx context.Context, replica string) (bool, error) {
-	n, err := s.rdb.Exists(ctx, s.leaseKey(replica)).Result()
+	n, err := redis.Int(s.do(ctx, "EXISTS", s.leaseKey(replica)))
 	if err != nil {
 		return false, fmt.Errorf("redis: %w", err)
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gomodule/redigo/redis"
+
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/config"
 	"github.com/ferrymcp/ferry/gateway"
@@ -34,7 +36,7 @@ func TestTaskStoreInRedis(t *testing.T) {
 		}
 	}
 	for _, k := range []string{s.taskKey("t0"), s.ownerKey("caller:alice")} {
-		if ttl := s.rdb.PTTL(ctx, k).Val(); ttl <= 0 || ttl > time.Minute+time.Second {
+		if ttl := pttl(t, s, k); ttl <= 0 || ttl > time.Minute+time.Second {
 			t.Errorf("%s expires in %v", k, ttl)
 		}
 	}
@@ -55,10 +57,10 @@ func TestTaskStoreInRedis(t *testing.T) {
 	if got, _ := s.GetTask(ctx, "t0"); got.Status != protocol.TaskCompleted || string(got.Result) != `{"content":[]}` {
 		t.Errorf("after the refused change: %+v", got)
 	}
-	if ttl := s.rdb.PTTL(ctx, s.taskKey("t0")).Val(); ttl <= 0 {
+	if ttl := pttl(t, s, s.taskKey("t0")); ttl <= 0 {
 		t.Errorf("an updated task lost its expiry: %v", ttl)
 	}
-	s.rdb.Del(ctx, s.taskKey("t1")) // as if it expired
+	must(t, s, "DEL", s.taskKey("t1")) // as if it expired
 	page, next, err := s.ListTasks(ctx, "caller:alice", "", 1)
 	if err != nil || len(page) != 1 || page[0].ID != "t0" || next == "" {
 		t.Fatalf("first page: %v, %q, %v", page, next, err)
@@ -76,7 +78,7 @@ func TestTaskStoreInRedis(t *testing.T) {
 	if err := s.Beat(ctx, "r1", 50*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
-	if ttl := s.rdb.PTTL(ctx, s.leaseKey("r1")).Val(); ttl <= 0 || ttl > 50*time.Millisecond {
+	if ttl := pttl(t, s, s.leaseKey("r1")); ttl <= 0 || ttl > 50*time.Millisecond {
 		t.Errorf("the lease expires in %v", ttl)
 	}
 	if alive, err := s.Alive(ctx, "r1"); !alive || err != nil {
@@ -239,7 +241,7 @@ func TestTaskEndStoredAfterRedisPause(t *testing.T) {
 	// Writes wait for 6 s: the end, 300 ms in, fails its first attempts
 	// (each within the store's timeout).
 	s := open(t, url)
-	if err := s.rdb.Do(ctx, "CLIENT", "PAUSE", 6000, "WRITE").Err(); err != nil {
+	if _, err := s.do(ctx, "CLIENT", "PAUSE", 6000, "WRITE"); err != nil {
 		t.Fatal(err)
 	}
 	res, err := c.WaitTask(ctx, id, &client.WaitOptions{PollInterval: 200 * time.Millisecond})
@@ -272,7 +274,7 @@ func TestIdleReplicaSendsNoBeat(t *testing.T) {
 	defer g.Close(context.Background())
 	s := open(t, url)
 	sets := func() string {
-		info := s.rdb.Info(ctx, "commandstats").Val()
+		info, _ := redis.String(s.do(ctx, "INFO", "commandstats"))
 		for line := range strings.Lines(info) {
 			if strings.HasPrefix(line, "cmdstat_set:") {
 				return line
