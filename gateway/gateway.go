@@ -305,7 +305,8 @@ func (g *Gateway) isolated(cfg *config.Server) bool {
 // Update makes the gateway serve servers: servers that are new start,
 // servers that are gone stop (their endpoint with them), servers whose
 // entry changed restart; the others, and the sessions of the aggregated
-// endpoint, are left alone. Disabled entries are left out.
+// endpoint, are left alone. Disabled entries are left out. The clients
+// of every endpoint are told that its lists may have changed.
 func (g *Gateway) Update(servers []*config.Server) error {
 	want := map[string]*config.Server{}
 	var order []string
@@ -348,8 +349,15 @@ func (g *Gateway) Update(servers []*config.Server) error {
 		u.close()
 	}
 	g.changed()
-	for _, m := range []string{protocol.NotificationToolsListChanged, protocol.NotificationPromptsListChanged, protocol.NotificationResourcesListChanged} {
+	// Every endpoint is told, a server's own too: the configuration read
+	// again may bring access rules that show its clients another part of
+	// it, though the server itself is the same.
+	ups := g.upstreamList()
+	for _, m := range listChanges {
 		g.agg.srv.NotifyListChanged(m)
+		for _, u := range ups {
+			u.front.srv.NotifyListChanged(m)
+		}
 		g.notifyViews(m)
 	}
 	return errors.Join(errs...)
