@@ -24,8 +24,14 @@ func runCmd(args []string) error {
 	f.Register(fs)
 	spawn := fs.String("spawn", "", "HTTP server command line with {PORT}, started by loadgen")
 	cold := fs.Int("cold", 3, "extra spawns for the cold-start figure (spawn → handshake answered)")
+	tool := fs.String("tool", wire.EchoTool, "over HTTP, the name the server shows the echo tool under (a gateway's view renames it)")
+	tokenFile := fs.String("token-file", "", "over HTTP, send the first token of `FILE` (a ferry serve --token-file: TOKEN [CALLER [ROLE...]] a line) as the bearer token")
 	fs.Parse(args)
 	era, err := wire.ParseEra(f.Era)
+	if err != nil {
+		return err
+	}
+	opts, err := httpOptions(f.Stdio != "", *tool, *tokenFile)
 	if err != nil {
 		return err
 	}
@@ -42,7 +48,7 @@ func runCmd(args []string) error {
 	}
 	r := f.NewResult("server", transport, target, "loadgen")
 	r.RSSOf = "server"
-	s, err := open(&f, era, *spawn, *cold, plan.MaxConc(), r)
+	s, err := open(&f, era, opts, *spawn, *cold, plan.MaxConc(), r)
 	if err != nil {
 		r.Fatal, r.Errors = err.Error(), 1
 		return errors.Join(err, r.Write(f.Out))
@@ -70,9 +76,9 @@ type server struct {
 // open connects to the server, spawning it cold+1 times when loadgen
 // starts it and keeping the last; the median spawn → handshake time is
 // the cold start.
-func open(f *harness.Flags, era wire.Era, spawn string, cold, conc int, r *harness.Result) (*server, error) {
+func open(f *harness.Flags, era wire.Era, opts wire.HTTPOptions, spawn string, cold, conc int, r *harness.Result) (*server, error) {
 	if f.Stdio == "" && spawn == "" {
-		h, err := wire.DialHTTP(f.URL, era, conc, f.CallTimeout)
+		h, err := wire.DialHTTPWith(f.URL, era, conc, f.CallTimeout, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -81,7 +87,7 @@ func open(f *harness.Flags, era wire.Era, spawn string, cold, conc int, r *harne
 	var times []float64
 	for i := 0; ; i++ {
 		start := time.Now()
-		s, err := spawnOnce(f, era, spawn, conc)
+		s, err := spawnOnce(f, era, opts, spawn, conc)
 		if err != nil {
 			return nil, err
 		}
@@ -96,7 +102,7 @@ func open(f *harness.Flags, era wire.Era, spawn string, cold, conc int, r *harne
 	}
 }
 
-func spawnOnce(f *harness.Flags, era wire.Era, spawn string, conc int) (*server, error) {
+func spawnOnce(f *harness.Flags, era wire.Era, opts wire.HTTPOptions, spawn string, conc int) (*server, error) {
 	if f.Stdio != "" {
 		st, err := wire.SpawnStdio(f.Stdio, era, conc, f.CallTimeout)
 		if err != nil {
@@ -117,7 +123,7 @@ func spawnOnce(f *harness.Flags, era wire.Era, spawn string, conc int) (*server,
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
 	stop := func() { stopGroup(cmd.Process.Pid, exited) }
-	h, err := dialUntilUp(strings.ReplaceAll(f.URL, "{PORT}", port), era, conc, f.CallTimeout, exited)
+	h, err := dialUntilUp(strings.ReplaceAll(f.URL, "{PORT}", port), era, opts, conc, f.CallTimeout, exited)
 	if err != nil {
 		stop()
 		return nil, err
@@ -127,10 +133,10 @@ func spawnOnce(f *harness.Flags, era wire.Era, spawn string, conc int) (*server,
 
 // dialUntilUp polls the server every millisecond until its handshake is
 // answered, it exits, or 20 seconds pass.
-func dialUntilUp(url string, era wire.Era, conc int, timeout time.Duration, exited <-chan struct{}) (*wire.HTTP, error) {
+func dialUntilUp(url string, era wire.Era, opts wire.HTTPOptions, conc int, timeout time.Duration, exited <-chan struct{}) (*wire.HTTP, error) {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		h, err := wire.DialHTTP(url, era, conc, timeout)
+		h, err := wire.DialHTTPWith(url, era, conc, timeout, opts)
 		if err == nil {
 			return h, nil
 		}
@@ -143,6 +149,38 @@ func dialUntilUp(url string, era wire.Era, conc int, timeout time.Duration, exit
 		case <-time.After(time.Millisecond):
 		}
 	}
+}
+
+// httpOptions are the -tool and -token-file of a run, which only an HTTP
+// server (a gateway) can need: over stdio they are refused, not ignored.
+func httpOptions(stdio bool, tool, tokenFile string) (wire.HTTPOptions, error) {
+	opts := wire.HTTPOptions{Tool: tool}
+	if stdio && (tool != wire.EchoTool || tokenFile != "") {
+		return opts, errors.New("-tool and -token-file are for a server over HTTP (-url)")
+	}
+	if tokenFile == "" {
+		return opts, wire.CheckToolName(tool)
+	}
+	b, err := os.ReadFile(tokenFile)
+	if err != nil {
+		return opts, fmt.Errorf("-token-file: %w", err)
+	}
+	if opts.Bearer = firstToken(string(b)); opts.Bearer == "" {
+		return opts, fmt.Errorf("-token-file %s: no token", tokenFile)
+	}
+	return opts, wire.CheckToolName(tool)
+}
+
+// firstToken is the token of the first line of a token file that has one,
+// as ferry serve reads the file: blank lines and lines starting with #
+// skipped, the token the line's first word.
+func firstToken(file string) string {
+	for line := range strings.Lines(file) {
+		if f := strings.Fields(line); len(f) > 0 && !strings.HasPrefix(f[0], "#") {
+			return f[0]
+		}
+	}
+	return ""
 }
 
 // stopGroup ends the process group of pid: SIGTERM, then SIGKILL after 3 s.

@@ -40,20 +40,42 @@ const (
 	modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"` + ModernVersion +
 		`","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":` + clientInfo + `}`
 	callHead = `{"jsonrpc":"2.0","id":`
-	callMid  = `,"method":"tools/call","params":{"name":"echo","arguments":{"message":"`
+	callName = `,"method":"tools/call","params":{"name":"`
+	callArgs = `","arguments":{"message":"`
+
+	// EchoTool is the tool a server under test has: it answers its string
+	// argument message as its text content.
+	EchoTool = "echo"
 )
 
-// AppendCall appends the tools/call of echo with message msg and id to b.
-// msg must need no escaping (the harness's messages are [a-z0-9-]).
-func (e Era) AppendCall(b []byte, id int64, msg []byte) []byte {
+// AppendCall appends the tools/call of tool with message msg and id to b.
+// Neither may need escaping: the harness's messages are [a-z0-9-] and a
+// tool's name is checked by [CheckToolName].
+func (e Era) AppendCall(b []byte, id int64, tool string, msg []byte) []byte {
 	b = append(b, callHead...)
 	b = strconv.AppendInt(b, id, 10)
-	b = append(b, callMid...)
+	b = append(b, callName...)
+	b = append(b, tool...)
+	b = append(b, callArgs...)
 	b = append(b, msg...)
 	if e == Modern {
 		return append(b, `"},`+modernMeta+`}}`...)
 	}
 	return append(b, `"}}}`...)
+}
+
+// CheckToolName accepts the names a request can carry unescaped, in its
+// JSON and in the Mcp-Name header: the characters the specification
+// recommends for tool names (A-Z, a-z, 0-9, _, -, .), 1 to 128 of them.
+func CheckToolName(name string) error {
+	ok := name != "" && len(name) <= 128
+	for _, c := range []byte(name) {
+		ok = ok && ('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.')
+	}
+	if !ok {
+		return fmt.Errorf("tool name %q: want 1 to 128 of the characters A-Za-z0-9_.-", name)
+	}
+	return nil
 }
 
 // Version is the protocol version the era's requests carry.

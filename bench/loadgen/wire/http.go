@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -25,6 +26,7 @@ type HTTP struct {
 	timeout  time.Duration
 	protocol string
 	session  string
+	opts     HTTPOptions
 	callHdr  []byte
 	workers  []httpWorker
 	sse      atomic.Bool
@@ -48,15 +50,48 @@ type httpAnswer struct {
 	body    []byte
 }
 
+// HTTPOptions are what a gateway in front of the echo server may need:
+// the name it shows the tool under and the caller's credentials.
+type HTTPOptions struct {
+	// Tool is the name the calls ask for; empty means [EchoTool].
+	Tool string
+	// Bearer, if not empty, is sent as "Authorization: Bearer" on every
+	// request.
+	Bearer string
+}
+
+// check refuses what would break the requests' framing.
+func (o HTTPOptions) check() error {
+	if strings.ContainsAny(o.Bearer, "\r\n") {
+		return errors.New("the bearer token holds a line break")
+	}
+	return CheckToolName(o.tool())
+}
+
+func (o HTTPOptions) tool() string {
+	if o.Tool == "" {
+		return EchoTool
+	}
+	return o.Tool
+}
+
 // DialHTTP performs the era's handshake with the server at rawURL
 // (http://127.0.0.1:PORT/PATH) and returns the connection for workers
-// concurrent callers.
+// concurrent callers of echo.
 func DialHTTP(rawURL string, era Era, workers int, timeout time.Duration) (*HTTP, error) {
+	return DialHTTPWith(rawURL, era, workers, timeout, HTTPOptions{})
+}
+
+// DialHTTPWith is DialHTTP with the tool's name and credentials of opts.
+func DialHTTPWith(rawURL string, era Era, workers int, timeout time.Duration, opts HTTPOptions) (*HTTP, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Scheme != "http" || u.Host == "" {
 		return nil, fmt.Errorf("%q: want http://HOST:PORT/PATH", rawURL)
 	}
-	h := &HTTP{era: era, addr: u.Host, path: u.RequestURI(), timeout: timeout, workers: make([]httpWorker, workers)}
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
+	h := &HTTP{era: era, addr: u.Host, path: u.RequestURI(), timeout: timeout, opts: opts, workers: make([]httpWorker, workers)}
 	if err := h.handshake(); err != nil {
 		h.Close()
 		return nil, err
@@ -69,6 +104,9 @@ func DialHTTP(rawURL string, era Era, workers int, timeout time.Duration) (*HTTP
 func (h *HTTP) headers(method, name string) []byte {
 	b := fmt.Appendf(nil, "Host: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: %s\r\n",
 		h.addr, h.era.Version())
+	if h.opts.Bearer != "" {
+		b = fmt.Appendf(b, "Authorization: Bearer %s\r\n", h.opts.Bearer)
+	}
 	if h.session != "" {
 		b = fmt.Appendf(b, "Mcp-Session-Id: %s\r\n", h.session)
 	}
@@ -107,7 +145,7 @@ func (h *HTTP) handshake() error {
 			return fmt.Errorf("notifications/initialized: HTTP %d: %.200s", a.status, a.body)
 		}
 	}
-	h.callHdr = h.headers("tools/call", "echo")
+	h.callHdr = h.headers("tools/call", h.opts.tool())
 	return nil
 }
 
@@ -122,13 +160,13 @@ func (h *HTTP) Body() string {
 	return "json"
 }
 
-// Call sends one tools/call of echo with msg and checks its answer.
+// Call sends one tools/call of the tool with msg and checks its answer.
 func (h *HTTP) Call(worker int, msg []byte) error {
 	w := &h.workers[worker]
 	w.seq++
 	w.calls++
 	id := w.seq*MaxWorkers + int64(worker)
-	w.req = h.era.AppendCall(w.req[:0], id, msg)
+	w.req = h.era.AppendCall(w.req[:0], id, h.opts.tool(), msg)
 	a, err := h.post(w, h.callHdr, w.req, id)
 	if err != nil {
 		return err
@@ -372,8 +410,12 @@ func (h *HTTP) Close() error {
 	}
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(time.Second))
-	fmt.Fprintf(c, "DELETE %s HTTP/1.1\r\nHost: %s\r\nMCP-Protocol-Version: %s\r\nMcp-Session-Id: %s\r\nConnection: close\r\n\r\n",
-		h.path, h.addr, h.era.Version(), h.session)
+	auth := ""
+	if h.opts.Bearer != "" {
+		auth = "Authorization: Bearer " + h.opts.Bearer + "\r\n"
+	}
+	fmt.Fprintf(c, "DELETE %s HTTP/1.1\r\nHost: %s\r\n%sMCP-Protocol-Version: %s\r\nMcp-Session-Id: %s\r\nConnection: close\r\n\r\n",
+		h.path, h.addr, auth, h.era.Version(), h.session)
 	var buf []byte
 	readResponse(bufio.NewReader(c), &buf)
 	return nil

@@ -135,7 +135,7 @@ func (s *Stdio) Call(worker int, msg []byte) error {
 	w.seq++
 	w.calls++
 	id := w.seq*MaxWorkers + int64(worker)
-	w.buf = append(s.era.AppendCall(w.buf[:0], id, msg), '\n')
+	w.buf = append(s.era.AppendCall(w.buf[:0], id, EchoTool, msg), '\n')
 	if err := s.write(w.buf); err != nil {
 		return err
 	}
