@@ -157,8 +157,9 @@ result_path() {
 	echo "$root/bench/results/$(date -u +%Y-%m-%d)-$BENCH_NAME-$(hostname -s 2>/dev/null || echo host)-$RUN_ID"
 }
 
-# machine_md: the "Machine and run" section of a report: the machine, its
-# load, the toolchains and the commit measured.
+# machine_md [WHAT]: the "Machine and run" section of a report: the machine,
+# its load, the toolchains and the commit of this clone, named WHAT (default
+# "ferry": the commit measured).
 machine_md() {
 	echo
 	echo "## Machine and run"
@@ -166,5 +167,5 @@ machine_md() {
 	echo "- $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs); $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
 	echo "- load average before the run: $LOAD_BEFORE; after: $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "- $(go version | awk '{print $3}')${node:+; Node $("$node" --version)}"
-	echo "- ferry commit $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- . ':!bench/results' || echo ' (with local changes)')"
+	echo "- ${1:-ferry} commit $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- . ':!bench/results' || echo ' (with local changes)')"
 }

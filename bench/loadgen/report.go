@@ -145,6 +145,7 @@ func report(w io.Writer, rs results, ceil ceilings, goal string) {
 			}
 		}
 	}
+	policyCosts(w, rs)
 	openLoop(w, rs)
 	goals(w, rs, ceil, goal)
 	machineLoad(w, rs)
@@ -305,6 +306,14 @@ func goals(w io.Writer, rs results, ceil ceilings, goal string) {
 // machineLoad sums up how busy the rest of the machine was during the timed
 // parts, so a disturbed run is visible as such.
 func machineLoad(w io.Writer, rs results) {
+	if load := loadText(rs); load != "" {
+		fmt.Fprintf(w, "\n## Machine load\n\n%s\n", load)
+	}
+}
+
+// loadText is the CPU other processes used during the timed phases, or ""
+// if there were none.
+func loadText(rs results) string {
 	var other []float64
 	for _, r := range rs {
 		for _, p := range r.Phases {
@@ -312,14 +321,20 @@ func machineLoad(w io.Writer, rs results) {
 		}
 	}
 	if len(other) == 0 {
-		return
+		return ""
 	}
 	slices.Sort(other)
-	fmt.Fprintf(w, "\n## Machine load\n\nCPU used by other processes during the %d timed phases (100 %% = one core): median %.0f %%, 90th percentile %.0f %%, max %.0f %%.\n",
+	return fmt.Sprintf("CPU used by other processes during the %d timed phases (100 %% = one core): median %.0f %%, 90th percentile %.0f %%, max %.0f %%.",
 		len(other), other[len(other)/2], other[len(other)*9/10], other[len(other)-1])
 }
 
 func problems(w io.Writer, rs results) {
+	fmt.Fprintf(w, "\n## Problems\n\n%s\n", problemText(rs))
+}
+
+// problemText lists the fatal runs, the failed calls and the stray
+// answers of rs, one per line.
+func problemText(rs results) string {
 	var lines []string
 	for _, r := range rs {
 		what := fmt.Sprintf("%s %s %s %s", r.Suite, r.Impl, r.Era, r.Transport)
@@ -336,13 +351,11 @@ func problems(w io.Writer, rs results) {
 			lines = append(lines, fmt.Sprintf("- %s: %d answers nobody waited for", what, r.Unmatched))
 		}
 	}
-	fmt.Fprint(w, "\n## Problems\n\n")
 	if len(lines) == 0 {
-		fmt.Fprintln(w, "None: every call of every phase was answered and its echo verified.")
-		return
+		return "None: every call of every phase was answered and its echo verified."
 	}
 	slices.Sort(lines)
-	fmt.Fprintln(w, strings.Join(slices.Compact(lines), "\n"))
+	return strings.Join(slices.Compact(lines), "\n")
 }
 
 func oneLine(s string) string {
