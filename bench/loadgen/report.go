@@ -145,7 +145,6 @@ func report(w io.Writer, rs results, ceil ceilings, goal string) {
 			}
 		}
 	}
-	policyCosts(w, rs)
 	openLoop(w, rs)
 	goals(w, rs, ceil, goal)
 	machineLoad(w, rs)
