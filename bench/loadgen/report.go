@@ -145,6 +145,7 @@ func report(w io.Writer, rs results, ceil ceilings, goal string) {
 			}
 		}
 	}
+	policyCosts(w, rs)
 	openLoop(w, rs)
 	goals(w, rs, ceil, goal)
 	machineLoad(w, rs)
