@@ -47,9 +47,13 @@ type owners struct {
 
 // seen is what the gateway knows of one session's client.
 type seen struct {
-	caller string       // who opened it ("" without Auth)
-	open   atomic.Int32 // its HTTP requests being served, a GET stream among them
-	last   atomic.Int64 // when one last began or ended (Unix ns)
+	caller string // who opened it ("" without Auth)
+	// who is that caller as its latest request named it (its roles,
+	// scopes and claims, which a new token may change), for what the
+	// session's client may hear (hears.go); nil without Auth.
+	who  atomic.Pointer[intercept.Caller]
+	open atomic.Int32 // its HTTP requests being served, a GET stream among them
+	last atomic.Int64 // when one last began or ended (Unix ns)
 }
 
 func (s *seen) begin() {
@@ -127,7 +131,7 @@ func (g *Gateway) bindSessions(next http.Handler) http.Handler {
 		}
 		if id == "" {
 			sse := r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/sse")
-			b := &binding{ResponseWriter: w, g: g, caller: caller, sse: sse}
+			b := &binding{ResponseWriter: w, g: g, caller: caller, sse: sse, ctx: r.Context()}
 			next.ServeHTTP(b, r)
 			if b.seen != nil {
 				b.seen.end()
@@ -143,6 +147,7 @@ func (g *Gateway) bindSessions(next http.Handler) http.Handler {
 			http.Error(w, "session not found", http.StatusNotFound)
 			return
 		}
+		s.saw(r.Context())
 		s.begin()
 		defer s.end()
 		next.ServeHTTP(w, r)
@@ -170,6 +175,7 @@ type binding struct {
 	http.ResponseWriter
 	g      *Gateway
 	caller string
+	ctx    context.Context // the request's, which names its caller
 	done   bool
 	// sse is set for the GET that opens an HTTP+SSE session, whose id
 	// comes in the stream's first event.
@@ -203,6 +209,7 @@ func (b *binding) Write(p []byte) (int, error) {
 // open binds session id to the caller, the request its client's.
 func (b *binding) open(id string) {
 	b.seen = b.g.owners.bind(id, b.caller)
+	b.seen.saw(b.ctx)
 	b.seen.begin()
 }
 

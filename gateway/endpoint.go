@@ -36,6 +36,14 @@ func EndpointOf(ctx context.Context) *Endpoint {
 // mark is an endpoint's outermost middleware: it tells the middleware
 // within which endpoint the request came to.
 func (f *front) mark(next intercept.Handler) intercept.Handler {
+	e := f.endpoint()
+	return func(ctx context.Context, ir *intercept.Request) (intercept.Result, error) {
+		return next(context.WithValue(ctx, endpointKey{}, e), ir)
+	}
+}
+
+// endpoint describes f to middleware.
+func (f *front) endpoint() *Endpoint {
 	e := &Endpoint{f: f}
 	if f.only != nil {
 		e.Server = f.only.name
@@ -43,9 +51,7 @@ func (f *front) mark(next intercept.Handler) intercept.Handler {
 	if f.vw != nil {
 		e.View = f.vw.name
 	}
-	return func(ctx context.Context, ir *intercept.Request) (intercept.Result, error) {
-		return next(context.WithValue(ctx, endpointKey{}, e), ir)
-	}
+	return e
 }
 
 // A Resolver maps the names an endpoint shows (a tool's, a prompt's, a

@@ -209,14 +209,18 @@ func (u *upstream) resourceUpdated(uri string) {
 }
 
 // logMessage passes a log message on to every legacy session of the
-// endpoints that show the upstream, each at its own level.
+// endpoints that show the upstream, each at its own level, whose caller
+// may hear it (Options.Hears).
 func (u *upstream) logMessage(p *protocol.LoggingMessageParams) {
 	for _, f := range u.g.frontsOf(u) {
 		if !f.shows(u) {
 			continue // a view that shows nothing of u (views.go)
 		}
+		hears := f.hearing(u)
 		for _, sess := range f.srv.Sessions() {
-			sendLog(sess, p)
+			if hears(sess) {
+				sendLog(sess, p)
+			}
 		}
 	}
 }

@@ -74,6 +74,7 @@ func newServePolicy(files []*config.File, opts *gateway.Options, stderr io.Write
 		p.add(func(files []*config.File) (func(), error) { return p.reopenAudit(files, stderr, log) })
 	}
 	opts.Middleware = append(opts.Middleware, p.access.Middleware())
+	opts.Hears = p.access.Hears
 	return p, nil
 }
 
