@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -31,12 +32,7 @@ func reopen(f *os.File) (io.Reader, func() error) {
 	if err != nil || st.Mode()&(fs.ModeNamedPipe|fs.ModeCharDevice|fs.ModeSocket) == 0 {
 		return nil, nil
 	}
-	rc, err := f.SyscallConn() // not f.Fd(), which would change f's mode
-	if err != nil {
-		return nil, nil
-	}
-	fd := -1
-	rc.Control(func(d uintptr) { fd = int(d) })
+	fd := fdOf(f)
 	if fd < 0 {
 		return nil, nil
 	}
@@ -58,6 +54,48 @@ func reopen(f *os.File) (io.Reader, func() error) {
 	p := &pollReader{name: f.Name(), sock: sock}
 	p.fds = [2]unix.PollFd{{Fd: int32(own), Events: unix.POLLIN}, {Fd: int32(wake), Events: unix.POLLIN}}
 	return p, p.interrupt
+}
+
+// reopenForWriting returns a non-blocking file of its own for w, and the
+// function that closes it, when w is an *os.File over a pipe or a
+// terminal in blocking mode, as os.Stdout is; otherwise w and nil. Go's
+// poller waits for room in the file of its own, so that a writer that
+// finds the pipe full leaves the rest to the line writer's detached
+// flusher (see drain) and returns, rather than wait in write(2) for a
+// client that stopped reading, beyond its context. Like reopen's, the
+// new open file description leaves w's mode alone. A socket is left as
+// it is: it cannot be opened again, and making it non-blocking would
+// make it so for whoever shares it (the children a server starts).
+func reopenForWriting(w io.Writer) (io.Writer, func() error) {
+	f, ok := w.(*os.File)
+	if !ok || f.SetWriteDeadline(time.Time{}) == nil { // not a file, or one Go's poller waits for
+		return w, nil
+	}
+	st, err := f.Stat()
+	if err != nil || st.Mode()&(fs.ModeNamedPipe|fs.ModeCharDevice) == 0 {
+		return w, nil
+	}
+	fd := fdOf(f)
+	if fd < 0 {
+		return w, nil
+	}
+	own, err := unix.Open("/proc/self/fd/"+strconv.Itoa(fd), unix.O_WRONLY|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return w, nil
+	}
+	g := os.NewFile(uintptr(own), f.Name())
+	return g, g.Close
+}
+
+// fdOf is f's descriptor, or -1.
+func fdOf(f *os.File) int {
+	rc, err := f.SyscallConn() // not f.Fd(), which would change f's mode
+	if err != nil {
+		return -1
+	}
+	fd := -1
+	rc.Control(func(d uintptr) { fd = int(d) })
+	return fd
 }
 
 // dupStreamSocket returns a duplicate of fd when it is a stream socket.

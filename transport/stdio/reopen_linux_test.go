@@ -1,6 +1,8 @@
 package stdio
 
 import (
+	"context"
+	"errors"
 	"io"
 	"os"
 	"runtime"
@@ -204,5 +206,56 @@ func TestServerStreamStdinSocket(t *testing.T) {
 				t.Errorf("stdin after Close: flags %#x, %v; want open, blocking", flags, err)
 			}
 		})
+	}
+}
+
+// A server's Write does not wait in write(2) for a client that stopped
+// reading, though os.Stdout is in blocking mode: the stream writes to a
+// non-blocking descriptor of its own, so that a writer finding the pipe
+// full leaves the rest to the writer's detached flusher and returns,
+// and the writers queued behind it give up when their context ends.
+func TestServerStreamStdoutBlockingPipeFull(t *testing.T) {
+	var in, out [2]int
+	for _, fds := range []*[2]int{&in, &out} {
+		if err := unix.Pipe2(fds[:], unix.O_CLOEXEC); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stdin, toServer := os.NewFile(uintptr(in[0]), "stdin"), os.NewFile(uintptr(in[1]), "to server")
+	fromServer, stdout := os.NewFile(uintptr(out[0]), "from server"), os.NewFile(uintptr(out[1]), "stdout")
+	defer stdin.Close()
+	defer toServer.Close()
+	defer fromServer.Close()
+	defer stdout.Close()
+	s := NewServerStream(stdin, stdout, jsonrpc.Limits{})
+	big := &jsonrpc.Message{Method: "m", Body: map[string]string{"p": strings.Repeat("x", 64<<10)}}
+	done := make(chan error, 1)
+	go func() {
+		// The pipe (1 MiB at most) and the queue (maxQueued) fill up;
+		// then a writer waits for room until its context ends.
+		for range 2 * (pipeSize + maxQueued) / (64 << 10) {
+			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+			err := s.Write(ctx, big)
+			cancel()
+			if err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("writes to a full pipe: %v, want context.DeadlineExceeded once it is full", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a Write is stuck on the full pipe")
+	}
+	go io.Copy(io.Discard, fromServer) // let the detached flusher finish
+	s.Close()
+	flags, err := unix.FcntlInt(uintptr(out[1]), unix.F_GETFL, 0)
+	if err != nil || flags&unix.O_NONBLOCK != 0 {
+		t.Errorf("stdout after Close: flags %#x, %v; want open, blocking", flags, err)
 	}
 }

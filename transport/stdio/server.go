@@ -21,7 +21,11 @@ import (
 // and when it is a stream socket (as Node makes for a child's standard
 // streams) from a duplicate of it with MSG_DONTWAIT; either way it waits
 // for input in poll(2), which Close interrupts. Elsewhere see
-// [NewServerStream]. Close closes neither os.Stdin nor os.Stdout.
+// [NewServerStream]. Likewise, when stdout is a pipe or a terminal, the
+// stream writes to a non-blocking descriptor of its own opened through
+// /proc/self/fd/1, so that a Write does not wait in write(2) for a
+// client that stopped reading beyond its context. Close closes neither
+// os.Stdin nor os.Stdout.
 func ServerStream() jsonrpc.Stream {
 	return NewServerStream(os.Stdin, os.Stdout, jsonrpc.Limits{})
 }
@@ -40,7 +44,8 @@ func ServerStream() jsonrpc.Stream {
 func NewServerStream(r io.Reader, w io.Writer, lim jsonrpc.Limits) jsonrpc.Stream {
 	growPipe(r)
 	growPipe(w)
-	s := &serverStream{w: newLineWriter(w), closed: make(chan struct{})}
+	out, releaseOut := reopenForWriting(w)
+	s := &serverStream{w: newLineWriter(out), releaseOut: releaseOut, closed: make(chan struct{})}
 	src, interrupt := interruptible(r)
 	s.lr = newLineReader(src, lim)
 	s.lr.beforeWait = s.w.flushDeferred
@@ -55,6 +60,9 @@ func NewServerStream(r io.Reader, w io.Writer, lim jsonrpc.Limits) jsonrpc.Strea
 type serverStream struct {
 	lr *lineReader
 	w  *lineWriter
+	// releaseOut closes the descriptor of its own that w writes to, if
+	// any (see reopenForWriting).
+	releaseOut func() error
 
 	// interrupt makes a blocked read of lr return; nil when lr cannot be
 	// interrupted, and then the reads happen on pump.
@@ -141,6 +149,10 @@ func (s *serverStream) Close() error {
 		// The last answers may still be on their way to a client that
 		// reads slowly: the process must not exit before they left.
 		s.w.settle(settleTimeout)
+		if s.releaseOut != nil {
+			// A detached flusher still waiting for room gives up.
+			s.releaseOut()
+		}
 	})
 	return nil
 }
