@@ -276,6 +276,9 @@ func New(servers []*config.Server, opts *Options) (*Gateway, error) {
 		return nil, err
 	}
 	if o.Replicas != nil {
+		if err := o.Replicas.check(); err != nil {
+			return nil, err
+		}
 		g.share = newSharing(g, *o.Replicas)
 		o.Middleware = append(slices.Clip(o.Middleware), g.share.middleware)
 	}

@@ -51,11 +51,19 @@ func (g *Gateway) routes() *http.ServeMux {
 		}
 		return g.share.wrap(h, g.endpointFront)
 	}
-	handle("/mcp", guard(shared(g.bindSessions(g.agg.http))))
+	// A session another replica owns goes there before Auth: the owner
+	// authenticates the request's own credentials (forward_owner.go).
+	owned := func(h http.Handler) http.Handler {
+		if g.share == nil {
+			return h
+		}
+		return g.share.toOwner(h)
+	}
+	handle("/mcp", owned(guard(shared(g.bindSessions(g.agg.http)))))
 	handle("/sse", guard(g.bindSessions(g.agg.sse)))
 	handle("/message", guard(g.bindSessions(g.agg.sse)))
-	handle("/servers/{name}/{endpoint}", guard(shared(g.bindSessions(http.HandlerFunc(g.serveOne)))))
-	handle("/views/{name}/{endpoint}", g.viewRoute(guard(shared(g.bindSessions(http.HandlerFunc(g.serveViewHTTP))))))
+	handle("/servers/{name}/{endpoint}", owned(guard(shared(g.bindSessions(http.HandlerFunc(g.serveOne))))))
+	handle("/views/{name}/{endpoint}", g.viewRoute(owned(guard(shared(g.bindSessions(http.HandlerFunc(g.serveViewHTTP)))))))
 	return mux
 }
 

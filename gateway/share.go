@@ -36,9 +36,10 @@ import (
 //
 // What is bound to one replica is not shared: an isolated server's
 // process (a session on an endpoint that reaches one is served only by
-// the replica that opened it: another answers 404, and the client
-// initializes again), a GET stream (and without Events, the events kept
-// to resume a stream), the HTTP+SSE transport's sessions.
+// the replica that opened it: another forwards its requests there when
+// the owner set Advertise, and answers 404 when it did not or is gone, so
+// that the client initializes again), a GET stream (and without Events,
+// the events kept to resume a stream), the HTTP+SSE transport's sessions.
 type ReplicaOptions struct {
 	// Sealer seals and opens session ids; the replicas share its keys.
 	Sealer *Sealer
@@ -56,7 +57,16 @@ type ReplicaOptions struct {
 	// client to resume a stream with Last-Event-ID on any replica (see
 	// [EventStore]); without it, a stream resumes on its replica only.
 	Events EventStore
+	// Advertise is where the other replicas reach this one
+	// (http://10.0.0.5:8000): a session bound to this replica (its
+	// isolated server's process) carries it in its sealed id, and another
+	// replica forwards the session's requests here. Empty, another
+	// replica answers such a session 404.
+	Advertise string
 }
+
+// check reports what is wrong with o.
+func (o *ReplicaOptions) check() error { return checkAdvertise(o.Advertise) }
 
 // SessionStore keeps what changes during legacy sessions, for every
 // replica: a Redis store is in package gateway/shared. Keys are digests of
@@ -105,6 +115,8 @@ type sealedSession struct {
 	Expires  int64          `json:"e"` // Unix seconds
 	Params   jsontext.Value `json:"i"` // the client's initialize params
 	Owner    string         `json:"o,omitempty"`
+	// Advertise is where the other replicas reach Owner.
+	Advertise string `json:"a,omitempty"`
 }
 
 // maxSealedParams bounds the initialize params a session id carries: the
@@ -125,7 +137,9 @@ type sharing struct {
 	opening map[string]chan struct{} // sealed ids being opened here
 	pruned  int
 	seq     atomic.Int64
-	notes   *notes // upstreams' notifications relayed to the other replicas (notify.go)
+	notes   *notes          // upstreams' notifications relayed to the other replicas (notify.go)
+	owners  http.Handler    // forwards to the replica that owns a session (forward_owner.go)
+	stopped context.Context // done once the gateway closes
 }
 
 // shared is one session of this replica.
@@ -155,13 +169,15 @@ func newSharing(g *Gateway, o ReplicaOptions) *sharing {
 	}
 	sh := &sharing{g: g, opts: o, byID: map[string]*shared{}, byKey: map[string]*shared{},
 		bySess: map[*server.Session]*shared{}, opening: map[string]chan struct{}{}}
+	var stop context.CancelFunc
+	sh.stopped, stop = context.WithCancel(context.Background())
+	g.wg.Go(func() {
+		<-g.closing
+		stop()
+	})
+	sh.owners = sh.newOwnerProxy()
 	if o.Store != nil {
-		ctx, cancel := context.WithCancel(context.Background())
-		g.wg.Go(func() {
-			<-g.closing
-			cancel()
-		})
-		g.wg.Go(func() { o.Store.Watch(ctx, sh.apply) })
+		g.wg.Go(func() { o.Store.Watch(sh.stopped, sh.apply) })
 		sh.notes = newNotes(sh)
 	}
 	if o.Events != nil {
@@ -241,7 +257,7 @@ func (sh *sharing) opened(r *http.Request, op *opening, local string, f *front) 
 	ss := sealedSession{Endpoint: r.URL.Path, Caller: callerOf(r.Context()),
 		Expires: time.Now().Add(sh.opts.Lifetime).Unix(), Params: op.params}
 	if f.pinned() {
-		ss.Owner = sh.opts.Replica
+		ss.Owner, ss.Advertise = sh.opts.Replica, sh.opts.Advertise
 	}
 	plain, err := json.Marshal(ss)
 	if err != nil {
@@ -337,11 +353,7 @@ func (sh *sharing) session(r *http.Request, id string, next http.Handler, frontO
 // one, before its copy ended) opened: the sealed initialize is served
 // again, then what the store says changed since.
 func (sh *sharing) reopen(r *http.Request, id string, next http.Handler, frontOf func(*http.Request) *front) (*shared, int, string) {
-	plain, err := sh.opts.Sealer.open(id)
-	var ss sealedSession
-	if err == nil {
-		err = json.Unmarshal(plain, &ss)
-	}
+	ss, err := sh.unseal(id)
 	f := frontOf(r)
 	switch {
 	case err != nil || ss.Endpoint != r.URL.Path || f == nil:
@@ -372,6 +384,16 @@ func (sh *sharing) reopen(r *http.Request, id string, next http.Handler, frontOf
 	sh.add(s)
 	sh.restore(s, st)
 	return s, 0, ""
+}
+
+// unseal returns what session id seals.
+func (sh *sharing) unseal(id string) (sealedSession, error) {
+	var ss sealedSession
+	plain, err := sh.opts.Sealer.open(id)
+	if err == nil {
+		err = json.Unmarshal(plain, &ss)
+	}
+	return ss, err
 }
 
 // replayInitialize serves the sealed initialize and the initialized
