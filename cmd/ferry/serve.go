@@ -60,6 +60,7 @@ type serveFlags struct {
 	drain, drainNotice         time.Duration
 	maxSessions, maxProcs      int
 	redis, sessionKeys         string
+	advertise                  string
 }
 
 // declare declares the flags of ferry serve.
@@ -79,6 +80,7 @@ func (f *serveFlags) declare(fs *flag.FlagSet) {
 	fs.BoolVar(&f.noMetrics, "no-metrics", false, "no /metrics endpoint")
 	fs.StringVar(&f.redis, "redis", "", "share sessions with the other replicas through the Redis at `URL` (redis://...)")
 	fs.StringVar(&f.sessionKeys, "session-keys", "", "keys that seal session ids for every replica, hex, one a line, current first, in `FILE` (default: from --redis)")
+	fs.StringVar(&f.advertise, "advertise", "", "the `URL` the other replicas reach this one at (http://10.0.0.5:8000): they forward there the requests of sessions whose isolated server's process runs here")
 }
 
 // cmdServe runs the gateway until SIGINT or SIGTERM.

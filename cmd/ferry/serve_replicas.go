@@ -20,6 +20,9 @@ const keysFollowInterval = time.Minute
 // replica to start); the returned function stops following them.
 func replicaOptions(ctx context.Context, f *serveFlags, log *slog.Logger) (*gateway.ReplicaOptions, func(), error) {
 	if f.redis == "" && f.sessionKeys == "" {
+		if f.advertise != "" {
+			return nil, nil, usageErrorf("--advertise is for replicas: give --redis or --session-keys too")
+		}
 		return nil, func() {}, nil
 	}
 	var store *shared.Store
@@ -40,7 +43,7 @@ func replicaOptions(ctx context.Context, f *serveFlags, log *slog.Logger) (*gate
 	if err != nil {
 		return nil, nil, err
 	}
-	o := &gateway.ReplicaOptions{Sealer: sealer}
+	o := &gateway.ReplicaOptions{Sealer: sealer, Advertise: f.advertise}
 	if store == nil {
 		return o, func() {}, nil
 	}
