@@ -4,11 +4,13 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ferrymcp/ferry/auth/metadata"
 	"github.com/ferrymcp/ferry/auth/resourceserver"
@@ -151,9 +153,13 @@ func (p *servePolicy) close() {
 // configuration with an "identity" section: it checks every request's
 // access token and names its caller (the token's subject, claims, scopes
 // and roles), and serves the Protected Resource Metadata clients find the
-// authorization server from. A nil *identity is no such section.
+// authorization server from. A nil *identity is no such section. SIGHUP
+// swaps in the section read again (reloadIdentity): each request is
+// checked by the one in force when it comes.
 type identity struct {
-	rs *resourceserver.Config
+	cur atomic.Pointer[resourceserver.Config]
+	// toolScopes is what stepUp gives every resource server in force.
+	toolScopes func(r *http.Request, c *intercept.Caller, tool string) []string
 }
 
 // identityAuth returns the identity of the first file with an "identity"
@@ -168,20 +174,77 @@ func identityAuth(files []*config.File, log *slog.Logger) (*identity, error) {
 	if err != nil {
 		return nil, config.SectionError(from.Path, "identity", err)
 	}
-	return &identity{rs}, nil
+	out := &identity{}
+	out.cur.Store(rs)
+	return out, nil
 }
 
 // auth is the gateway's Options.Auth.
 func (id *identity) auth() func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler { return id.rs.Protect(authenticated(next)) }
+	return func(next http.Handler) http.Handler {
+		next = authenticated(next)
+		return id.follow(func(rs *resourceserver.Config) http.Handler { return rs.Protect(next) })
+	}
 }
 
-// handlers are the gateway's Options.Handlers: the metadata.
+// handlers are the gateway's Options.Handlers: the metadata, at the path
+// of the resource the gateway started with (a reload keeps it).
 func (id *identity) handlers() map[string]http.Handler {
 	if id == nil {
 		return nil
 	}
-	return map[string]http.Handler{"GET " + id.rs.MetadataPath(): id.rs.Metadata()}
+	return map[string]http.Handler{"GET " + id.cur.Load().MetadataPath(): id.follow((*resourceserver.Config).Metadata)}
+}
+
+// follow returns a handler that serves each request with what build
+// makes of the resource server in force, made once for each.
+func (id *identity) follow(build func(*resourceserver.Config) http.Handler) http.Handler {
+	type made struct {
+		rs *resourceserver.Config
+		h  http.Handler
+	}
+	var last atomic.Pointer[made]
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rs := id.cur.Load()
+		m := last.Load()
+		if m == nil || m.rs != rs {
+			m = &made{rs, build(rs)}
+			last.Store(m)
+		}
+		m.h.ServeHTTP(w, r)
+	})
+}
+
+// reloadIdentity is the reload of the identity section: issuer,
+// audience, keys or introspection, scopes and roles claim are taken
+// whole with the rest of the configuration, and sessions stay. A
+// session stays its caller's only: every request's token is checked by
+// the section in force, and the caller it names (issuer and subject)
+// must be the one that opened the session (the gateway's bindSessions),
+// so that after a change of issuer the old issuer's callers reach
+// nothing. A reload cannot add or remove the section (the way clients
+// authenticate is the listener's), nor move its metadata (the resource's
+// path).
+func reloadIdentity(id *identity, log *slog.Logger) reloader {
+	return func(files []*config.File) (func(), error) {
+		next, err := identityAuth(files, log)
+		switch {
+		case err != nil:
+			return nil, err
+		case id == nil && next == nil:
+			return func() {}, nil
+		case id == nil:
+			return nil, errors.New(`identity: a reload cannot add the section: clients authenticate as ferry serve started (restart it)`)
+		case next == nil:
+			return nil, errors.New(`identity: a reload cannot remove the section: clients authenticate as ferry serve started (restart it)`)
+		}
+		rs, old := next.cur.Load(), id.cur.Load()
+		if rs.MetadataPath() != old.MetadataPath() {
+			return nil, fmt.Errorf("identity.resource: a reload cannot move the metadata from %s to %s (restart ferry serve)", old.MetadataPath(), rs.MetadataPath())
+		}
+		rs.ToolScopesFunc = id.toolScopes
+		return func() { id.cur.Store(rs) }, nil
+	}
 }
 
 // stepUp makes a call that the access rules would allow with scopes the
@@ -194,7 +257,7 @@ func (id *identity) stepUp(pol *servePolicy, opts *gateway.Options) {
 	}
 	prefixed := opts.Prefix == "" || opts.Prefix == host.PrefixAlways
 	scopes := pol.access.ToolScopes(cmp.Or(opts.Separator, host.DefaultSeparator), prefixed)
-	id.rs.ToolScopesFunc = func(r *http.Request, c *intercept.Caller, tool string) []string {
+	id.toolScopes = func(r *http.Request, c *intercept.Caller, tool string) []string {
 		need := scopes(r, c, tool)
 		if len(need) > 0 && pol.audit != nil {
 			server := ""
@@ -205,6 +268,7 @@ func (id *identity) stepUp(pol *servePolicy, opts *gateway.Options) {
 		}
 		return need
 	}
+	id.cur.Load().ToolScopesFunc = id.toolScopes
 }
 
 // resourceServer is the resource server an identity section describes.

@@ -1,10 +1,16 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
+	"maps"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -135,5 +141,114 @@ func TestRolesOf(t *testing.T) {
 		if got := strings.Join(rolesOf(claims, claim), " "); got != want {
 			t.Errorf("rolesOf %s = %q, want %q", claim, got, want)
 		}
+	}
+}
+
+// introspector is an authorization server's introspection endpoint (RFC
+// 7662) that knows one token, for alice, whose answer carries claims;
+// its issuer is its address.
+func introspector(t *testing.T, token string, claims map[string]any) *httptest.Server {
+	var ts *httptest.Server
+	ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ans := map[string]any{"active": false}
+		if r.PostFormValue("token") == token {
+			ans = map[string]any{"active": true, "iss": ts.URL, "sub": "alice", "aud": "https://gw.example/mcp"}
+			maps.Copy(ans, claims)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(ans)
+	}))
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+// SIGHUP reloads the identity section with the rest, whole or not at
+// all: a request is checked by the section in force when it comes, so
+// that after a change of issuer the old issuer's tokens reach nothing
+// (and a new issuer's caller is another caller, whom the gateway does
+// not let into the old one's sessions); the roles claim and the
+// metadata follow. A reload cannot add or remove the section, nor move
+// the metadata.
+func TestIdentityReload(t *testing.T) {
+	a := introspector(t, "tok-a", map[string]any{"roles": []any{"admin"}, "groups": "ops"})
+	b := introspector(t, "tok-b", nil)
+	section := func(issuer, extra string) *config.File {
+		return parseFile(t, `{"mcpServers": {}, "identity": {"issuer": "`+issuer+`", "resource": "https://gw.example/mcp",
+			"introspection": {"url": "`+issuer+`/introspect", "client_id": "gw", "client_secret": "s"}`+extra+`}}`)
+	}
+	log := slog.New(slog.DiscardHandler)
+	id, err := identityAuth([]*config.File{section(a.URL, "")}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := newServePolicy([]*config.File{section(a.URL, "")}, &gateway.Options{}, nil, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.add(reloadIdentity(id, log))
+	h := id.auth()(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, _ := intercept.CallerFrom(r.Context())
+		fmt.Fprintf(w, "%s %v", c.ID, c.Roles)
+	}))
+	metadataPath := "/.well-known/oauth-protected-resource/mcp"
+	meta := id.handlers()["GET "+metadataPath]
+	call := func(token string) string {
+		t.Helper()
+		rec := httptest.NewRecorder()
+		r := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader("{}"))
+		r.Header.Set("Authorization", "Bearer "+token)
+		h.ServeHTTP(rec, r)
+		if rec.Code != http.StatusOK {
+			return strconv.Itoa(rec.Code)
+		}
+		return rec.Body.String()
+	}
+	issuerOf := func() string {
+		rec := httptest.NewRecorder()
+		meta.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, metadataPath, nil))
+		var doc struct {
+			AuthorizationServers []string `json:"authorization_servers"`
+		}
+		json.NewDecoder(rec.Body).Decode(&doc)
+		return strings.Join(doc.AuthorizationServers, " ")
+	}
+	aliceOfA := strconv.Quote(a.URL) + " subject \"alice\""
+	if got, want := call("tok-a"), aliceOfA+" [admin]"; got != want || issuerOf() != a.URL {
+		t.Fatalf("before any reload: %q (metadata %s), want %q", got, issuerOf(), want)
+	}
+
+	steps := []struct {
+		name  string
+		files []*config.File
+		err   string
+		tokA  string // what a request with tok-a then gets
+		tokB  string
+	}{
+		{"the roles claim", []*config.File{section(a.URL, `, "roles_claim": "groups"`)}, "", aliceOfA + " [ops]", "401"},
+		{"a section with an error", []*config.File{section(a.URL, `, "roles_clam": "x"`)}, "ferry.json: identity.roles_clam: unknown", aliceOfA + " [ops]", "401"},
+		{"another part with an error", []*config.File{parseFile(t, `{"mcpServers": {}, "identity": {"issuer": "`+b.URL+`", "resource": "https://gw.example/mcp",
+			"introspection": {"url": "`+b.URL+`/introspect"}}, "access": {"default": "maybe"}}`)}, "ferry.json: access.default", aliceOfA + " [ops]", "401"},
+		{"no section", []*config.File{parseFile(t, `{"mcpServers": {}}`)}, "identity: a reload cannot remove the section", aliceOfA + " [ops]", "401"},
+		{"the metadata moved", []*config.File{parseFile(t, `{"mcpServers": {}, "identity": {"issuer": "`+a.URL+`", "resource": "https://gw.example/other"}}`)},
+			"identity.resource: a reload cannot move the metadata", aliceOfA + " [ops]", "401"},
+		{"another issuer", []*config.File{section(b.URL, "")}, "", "401", strconv.Quote(b.URL) + " subject \"alice\" []"},
+	}
+	for _, s := range steps {
+		err := p.reload(s.files)
+		if s.err == "" && err != nil || s.err != "" && (err == nil || !strings.Contains(err.Error(), s.err)) {
+			t.Fatalf("%s: reload: %v, want %q", s.name, err, s.err)
+		}
+		if got := call("tok-a"); got != s.tokA {
+			t.Errorf("%s: tok-a: %q, want %q", s.name, got, s.tokA)
+		}
+		if got := call("tok-b"); got != s.tokB {
+			t.Errorf("%s: tok-b: %q, want %q", s.name, got, s.tokB)
+		}
+	}
+	if issuerOf() != b.URL {
+		t.Errorf("the metadata names %s after the change of issuer", issuerOf())
+	}
+	if _, err := reloadIdentity(nil, log)([]*config.File{section(a.URL, "")}); err == nil || !strings.Contains(err.Error(), "cannot add") {
+		t.Errorf("a reload adding the section: %v", err)
 	}
 }
