@@ -8,6 +8,8 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"time"
+
+	"github.com/ferrymcp/ferry/internal/httpdeadline"
 )
 
 // forwardedHeader marks a request one replica forwarded to the replica
@@ -102,7 +104,7 @@ func (sh *sharing) toOwner(next http.Handler) http.Handler {
 		defer cancel()
 		stop := context.AfterFunc(sh.stopped, cancel) // a stream ends with the gateway
 		defer stop()
-		sh.owners.ServeHTTP(w, r.WithContext(ctx))
+		sh.owners.ServeHTTP(&deadlineWriter{ResponseWriter: w, timeout: sh.writeTimeout()}, r.WithContext(ctx))
 	})
 }
 
@@ -133,3 +135,35 @@ func (sh *sharing) holds(id string) bool {
 	defer sh.mu.Unlock()
 	return sh.byID[id] != nil
 }
+
+// writeTimeout is the bound on each write of a forwarded answer: the
+// endpoints' own (Options.HTTP.WriteTimeout; 0 is their default).
+func (sh *sharing) writeTimeout() time.Duration {
+	if d := sh.g.opts.HTTP.WriteTimeout; d != 0 {
+		return d
+	}
+	return 30 * time.Second // streamablehandler's default
+}
+
+// deadlineWriter moves the connection's write deadline forward before
+// each write of a forwarded answer, as the endpoints do for their own
+// (package httpdeadline): a forwarded stream then lasts as long as its
+// client reads it, rather than until the server's WriteTimeout, and a
+// client that stops reading is cut as it would be on the owner.
+type deadlineWriter struct {
+	http.ResponseWriter
+	timeout time.Duration
+}
+
+func (w *deadlineWriter) WriteHeader(code int) {
+	httpdeadline.Write(w.ResponseWriter, w.timeout)
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *deadlineWriter) Write(p []byte) (int, error) {
+	httpdeadline.Write(w.ResponseWriter, w.timeout)
+	return w.ResponseWriter.Write(p)
+}
+
+// Unwrap lets the proxy flush through to the connection.
+func (w *deadlineWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -196,3 +196,41 @@ func postMCP(t *testing.T, url, token, session string, header http.Header, body 
 	got, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, resp.Header.Get("Mcp-Session-Id"), string(got)
 }
+
+// deadlineRecorder is a ResponseWriter that keeps the write deadlines set
+// on it, as net/http's connection would apply them.
+type deadlineRecorder struct {
+	*httptest.ResponseRecorder
+	deadlines []time.Time
+}
+
+func (d *deadlineRecorder) SetWriteDeadline(t time.Time) error {
+	d.deadlines = append(d.deadlines, t)
+	return nil
+}
+
+// A forwarded answer moves the write deadline forward at each write, as
+// the endpoints do for their streams: a forwarded stream is not cut by
+// the server's WriteTimeout, which counts from the request's start.
+func TestForwardedStreamMovesWriteDeadline(t *testing.T) {
+	rec := &deadlineRecorder{ResponseRecorder: httptest.NewRecorder()}
+	w := &deadlineWriter{ResponseWriter: rec, timeout: time.Minute}
+	w.WriteHeader(http.StatusOK)
+	for range 3 {
+		w.Write([]byte("data: {}\n\n"))
+		if err := http.NewResponseController(w).Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(rec.deadlines) != 4 {
+		t.Fatalf("%d write deadlines were set, want one before the header and each write", len(rec.deadlines))
+	}
+	for i, d := range rec.deadlines {
+		if left := time.Until(d); left < 50*time.Second || left > time.Minute {
+			t.Errorf("deadline %d is %v away, want about the timeout", i, left)
+		}
+	}
+	if !rec.Flushed {
+		t.Error("the answer was not flushed through")
+	}
+}
