@@ -238,12 +238,15 @@ func (s *Store) script(ctx context.Context, sc *redis.Script, keysAndArgs ...any
 // and made again.
 const subscribePing = 10 * time.Second
 
-// subscribe calls fn with every message on channel until ctx is done,
-// subscribing again after the connection breaks (Redis restarted, or
-// unreachable for longer than a ping and the timeout), waiting a little
-// longer between attempts while Redis stays away. Messages published
-// while no subscription stands are not seen.
+// subscribe calls fn with every message on channel until ctx is done or
+// the store is closed. It subscribes again after the connection breaks
+// (Redis restarted, or silent for longer than a ping and the timeout),
+// waiting a little longer between attempts while Redis stays away.
+// Messages published while no subscription stands are not seen.
 func (s *Store) subscribe(ctx context.Context, channel string, fn func([]byte)) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(s.closed, cancel)()
 	wait := backoff{min: 100 * time.Millisecond, max: 2 * time.Second}
 	for ctx.Err() == nil {
 		heard, err := s.subscribeOnce(ctx, channel, fn)

@@ -168,3 +168,23 @@ func TestPoolBounded(t *testing.T) {
 	held.Close()
 	must(t, s, "PING")
 }
+
+// Closing the store ends its Watch, whatever the context it was given.
+func TestCloseEndsWatch(t *testing.T) {
+	url, _ := redisServer(t)
+	s, err := Open(context.Background(), url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan struct{})
+	go func() {
+		s.Watch(context.Background(), func(gateway.SessionChange) {})
+		close(ended)
+	}()
+	s.Close()
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Watch goes on after Close")
+	}
+}

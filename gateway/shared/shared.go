@@ -37,6 +37,9 @@ type Store struct {
 	// broken is when a connection was last found broken (Unix ns): the
 	// pool checks those idle since before it.
 	broken atomic.Int64
+	// closed is done once Close is called: subscriptions end with it.
+	closed context.Context
+	close  context.CancelFunc
 	prefix string
 	log    *slog.Logger
 
@@ -84,6 +87,7 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 	}
 	s := &Store{ep: ep, timeout: o.Timeout, prefix: o.Prefix, log: o.Logger, rdb: goredis.NewClient(ro)}
 	s.pool = newPool(ep, o.Timeout, &s.broken)
+	s.closed, s.close = context.WithCancel(context.Background())
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	if _, err := s.do(ctx, "PING"); err != nil {
@@ -93,8 +97,11 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 	return s, nil
 }
 
-// Close closes the connections.
-func (s *Store) Close() error { return errors.Join(s.pool.Close(), s.rdb.Close()) }
+// Close closes the connections, and ends the store's Watch.
+func (s *Store) Close() error {
+	s.close()
+	return errors.Join(s.pool.Close(), s.rdb.Close())
+}
 
 // keysKey holds the sealing keys, hex, one a line, the current one first.
 func (s *Store) keysKey() string { return s.prefix + "session-keys" }
