@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/ferrymcp/ferry/internal/httpdeadline"
@@ -62,8 +63,22 @@ func (sh *sharing) newOwnerProxy() *httputil.ReverseProxy {
 		Transport:     transport,
 		FlushInterval: -1,
 		ErrorHandler:  sh.ownerUnreachable,
+		BufferPool:    &copyBuffers{},
 	}
 }
+
+// copyBuffers lends the proxy the buffers it copies answers through,
+// which it would otherwise allocate (32 KiB) for every request.
+type copyBuffers struct{ pool sync.Pool }
+
+func (p *copyBuffers) Get() []byte {
+	if b, ok := p.pool.Get().(*[]byte); ok {
+		return *b
+	}
+	return make([]byte, 32<<10)
+}
+
+func (p *copyBuffers) Put(b []byte) { p.pool.Put(&b) }
 
 // rewriteToOwner sends a request on to its session's owner as the client
 // sent it: its headers (its credentials included, which the owner checks

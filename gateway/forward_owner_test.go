@@ -5,29 +5,37 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/config"
 	"github.com/ferrymcp/ferry/protocol"
+	"github.com/ferrymcp/ferry/transport/streamable"
 )
 
 // advertised starts n gateways that share a sealer, each with an
 // isolated server a and advertising the URL it listens on, and returns
 // them with their servers.
-func advertised(t *testing.T, n int, auth func(http.Handler) http.Handler) ([]*Gateway, []*httptest.Server) {
+func advertised(t testing.TB, n int, auth func(http.Handler) http.Handler) ([]*Gateway, []*httptest.Server) {
 	t.Helper()
 	sealer, err := NewSealer(NewKey())
 	if err != nil {
 		t.Fatal(err)
 	}
+	exe, err := os.Executable() // child's server, for benchmarks too
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := &config.Server{Name: "a", Transport: config.Stdio, Command: exe, Env: map[string]string{"FERRY_GATEWAY_TEST_SERVER": "a"}}
 	var gs []*Gateway
 	var tss []*httptest.Server
 	for range n {
 		ts := httptest.NewUnstartedServer(nil)
-		g, err := New([]*config.Server{child(t, "a")}, &Options{Isolate: []string{"*"}, Auth: auth,
+		g, err := New([]*config.Server{up}, &Options{Isolate: []string{"*"}, Auth: auth,
 			Replicas: &ReplicaOptions{Sealer: sealer, Advertise: "http://" + ts.Listener.Addr().String()}})
 		if err != nil {
 			t.Fatal(err)
@@ -232,5 +240,41 @@ func TestForwardedStreamMovesWriteDeadline(t *testing.T) {
 	}
 	if !rec.Flushed {
 		t.Error("the answer was not flushed through")
+	}
+}
+
+// BenchmarkForwardedCall is a tools/call of an isolated session served on
+// its owner directly, and through another replica that forwards it.
+func BenchmarkForwardedCall(b *testing.B) {
+	for _, bc := range []struct {
+		name    string
+		forward bool
+	}{{"direct", false}, {"forwarded", true}} {
+		b.Run(bc.name, func(b *testing.B) {
+			gs, _ := advertised(b, 2, nil)
+			// initialize opens the session on gs[0]; the rest of the
+			// session goes to gs[1] when forwarded.
+			split := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if bc.forward && r.Header.Get(sessionHeader) != "" {
+					gs[1].ServeHTTP(w, r)
+					return
+				}
+				gs[0].ServeHTTP(w, r)
+			})
+			ts := httptest.NewServer(split)
+			defer ts.Close()
+			ctx := context.Background()
+			c, err := client.Connect(ctx, &streamable.Transport{URL: ts.URL + "/mcp"}, &client.Options{ProtocolVersion: protocol.LatestLegacyVersion})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := c.Call(ctx, "a__echo", map[string]any{"message": "hi"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
