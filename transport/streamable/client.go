@@ -60,7 +60,8 @@ type Transport struct {
 	// Header is added to every request (for example Authorization).
 	Header http.Header
 	// DisableReinitialize stops a legacy session from being opened again
-	// by itself when the server forgot it (404).
+	// by itself when the server forgot it (404 to a POST, or to the GET
+	// stream's GET).
 	DisableReinitialize bool
 	// DisableGETStream stops the legacy GET stream that carries
 	// server-initiated messages from being opened.
@@ -533,6 +534,7 @@ func (cs *clientStream) fixedHead(sid string) ([]byte, error) {
 // the same event stream) or comes through the HTTP+SSE fallback; or an
 // error when no answer came.
 func (cs *clientStream) roundTrip(ctx context.Context, id jsonrpc.ID, method string, body []byte, hdr postHeader, mayRetry bool) (*jsonrpc.Message, error) {
+	sid := cs.session()
 	resp, err := cs.post(ctx, body, hdr)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -542,10 +544,10 @@ func (cs *clientStream) roundTrip(ctx context.Context, id jsonrpc.ID, method str
 	}
 	defer resp.Body.Close()
 	switch {
-	case resp.StatusCode == http.StatusNotFound && mayRetry && method != protocol.MethodInitialize && cs.hasSession() && !cs.t.DisableReinitialize:
+	case resp.StatusCode == http.StatusNotFound && mayRetry && method != protocol.MethodInitialize && sid != "" && !cs.t.DisableReinitialize:
 		// "When a client receives HTTP 404 in response to a request
 		// containing an MCP-Session-Id, it MUST start a new session."
-		if err := cs.reinitialize(ctx); err != nil {
+		if err := cs.reinitialize(ctx, sid); err != nil {
 			return nil, fmt.Errorf("streamable: the server ended the session, and opening a new one failed: %w", err)
 		}
 		return cs.roundTrip(ctx, id, method, body, hdr, false)
@@ -674,9 +676,14 @@ func isStatelessError(code int64) bool {
 }
 
 func (cs *clientStream) hasSession() bool {
+	return cs.session() != ""
+}
+
+// session returns the legacy session's id, "" when there is none.
+func (cs *clientStream) session() string {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
-	return cs.sessionID != ""
+	return cs.sessionID
 }
 
 // received notes what the transport needs from the answer to initialize:
@@ -744,13 +751,29 @@ func (cs *clientStream) readStream(ctx context.Context, id jsonrpc.ID, method st
 		case <-cs.closed:
 			return fmt.Errorf("streamable: the stream answering %s ended before its response: %w", method, jsonrpc.ErrClosed)
 		}
-		resp, gerr := cs.get(ctx, lastID)
+		resp, gerr := cs.get(ctx, cs.session(), lastID)
 		if gerr != nil {
-			return fmt.Errorf("streamable: resuming the stream answering %s: %w", method, gerr)
+			return cs.unresumed(ctx, id, method, lastID, gerr)
 		}
 		body = resp.Body
 		defer resp.Body.Close()
 	}
+}
+
+// unresumed is the error of a request whose stream could not be resumed
+// after lastID. A server that refuses the Last-Event-ID (the events
+// expired, the replica that kept them is gone, or the session ended) does
+// so again when asked again: the request fails at once, and says that its
+// response is lost (the request may have run).
+func (cs *clientStream) unresumed(ctx context.Context, id jsonrpc.ID, method, lastID string, err error) error {
+	if ctx.Err() != nil {
+		return cs.cancelled(id, ctx)
+	}
+	var se *httperr.StatusError
+	if errors.As(err, &se) && unresumable(se.StatusCode) {
+		return fmt.Errorf("streamable: the server could not resume the stream answering %s after event %q (its events expired, or the session ended); the response is lost: %w", method, lastID, err)
+	}
+	return fmt.Errorf("streamable: resuming the stream answering %s: %w", method, err)
 }
 
 // readEvents delivers the messages of one event stream. It reports
@@ -793,7 +816,9 @@ func (cs *clientStream) readEvents(ctx context.Context, id jsonrpc.ID, method st
 	}
 }
 
-func (cs *clientStream) get(ctx context.Context, lastID string) (*http.Response, error) {
+// get opens an event stream with GET in session sid, resuming it after
+// lastID unless that is "".
+func (cs *clientStream) get(ctx context.Context, sid, lastID string) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cs.t.URL, nil)
 	if err != nil {
 		return nil, err
@@ -802,9 +827,6 @@ func (cs *clientStream) get(ctx context.Context, lastID string) (*http.Response,
 	if lastID != "" {
 		req.Header.Set(streamwire.HeaderLastEventID, lastID)
 	}
-	cs.mu.Lock()
-	sid := cs.sessionID
-	cs.mu.Unlock()
 	cs.setHeaders(req.Header, sid)
 	resp, err := cs.hc.Do(req)
 	if err != nil {
@@ -853,14 +875,24 @@ func (cs *clientStream) openGET() <-chan struct{} {
 		var backoff reconnects
 		for failures := 0; failures < 5; {
 			before := cs.delivered.Load()
-			resp, err := cs.get(cs.ctx, lastID)
+			sid := cs.session()
+			resp, err := cs.get(cs.ctx, sid, lastID)
 			readyOnce.Do(func() { close(ready) })
 			if err != nil {
-				var se *httperr.StatusError
-				if cs.ctx.Err() != nil || errors.As(err, &se) && se.StatusCode == http.StatusMethodNotAllowed {
+				switch cs.refusedGET(err, sid, lastID) {
+				case getStop:
 					return
+				case getFresh:
+					lastID = "" // at once: every moment without a stream loses messages
+					continue
+				case getReopened:
+					lastID = ""
+					if failures++; failures == 1 {
+						continue
+					}
+				default:
+					failures++
 				}
-				failures++
 			} else {
 				failures = 0
 				_, last, r, _ := cs.readEvents(cs.ctx, jsonrpc.ID{}, "", resp.Body)
@@ -886,12 +918,81 @@ func (cs *clientStream) openGET() <-chan struct{} {
 	return ready
 }
 
-// reinitialize opens a new legacy session by sending the initialize
-// request and the initialized notification again.
-func (cs *clientStream) reinitialize(ctx context.Context) error {
+// getNext is what the legacy GET stream does after a GET that failed.
+type getNext int
+
+const (
+	getRetry    getNext = iota // the same GET again, after a delay
+	getStop                    // no GET stream (any more)
+	getFresh                   // a GET without Last-Event-ID, at once
+	getReopened                // a GET in the new session opened meanwhile
+)
+
+// refusedGET decides what follows a failed GET of the legacy GET stream
+// in session sid that resumed after lastID ("" for a fresh GET).
+//
+// A server refuses a Last-Event-ID it cannot resume: the events expired,
+// the replica that kept them is gone, or it keeps none. The specification
+// says nothing of that case, and servers answer it in several ways (ferry:
+// 404 "unknown or expired event id"; the TypeScript SDK without an event
+// store: 400), some alike to the 404 of a session that ended. Asking
+// again with the same id gets the same answer, so the stream starts
+// afresh: a fresh GET tells the two apart, since it is refused with 404
+// only when the session ended, and then "the client MUST start a new
+// session".
+func (cs *clientStream) refusedGET(err error, sid, lastID string) getNext {
+	var se *httperr.StatusError
+	switch {
+	case cs.ctx.Err() != nil:
+		return getStop
+	case !errors.As(err, &se):
+		return getRetry
+	case se.StatusCode == http.StatusMethodNotAllowed:
+		return getStop
+	case lastID != "" && unresumable(se.StatusCode):
+		cs.log.Warn("streamable: the server could not resume the GET stream; the messages it sent since are lost, opening a new stream",
+			"lastEventId", lastID, "status", se.StatusCode, "error", se.Body)
+		return getFresh
+	case lastID == "" && sid != "" && se.StatusCode == http.StatusNotFound:
+		return cs.sessionEnded(sid, se)
+	}
+	return getRetry
+}
+
+// unresumable reports whether a GET with Last-Event-ID refused with status
+// means that the stream cannot be resumed from that event.
+func unresumable(status int) bool {
+	return status == http.StatusNotFound || status == http.StatusBadRequest || status == http.StatusGone
+}
+
+// sessionEnded handles a GET of the legacy GET stream in session sid
+// refused with 404: the server ended the session. A new one is opened, as
+// a POST would, unless the Transport says not to.
+func (cs *clientStream) sessionEnded(sid string, se *httperr.StatusError) getNext {
+	if cs.t.DisableReinitialize {
+		cs.log.Warn("streamable: the server ended the session; the GET stream stops", "status", se.StatusCode, "error", se.Body)
+		return getStop
+	}
+	if err := cs.reinitialize(cs.ctx, sid); err != nil {
+		cs.log.Warn("streamable: the server ended the session, and opening a new one failed; the GET stream stops", "error", err)
+		return getStop
+	}
+	return getReopened
+}
+
+// reinitialize opens a new legacy session in place of the session ended,
+// by sending the initialize request and the initialized notification
+// again. When another request or the GET stream met the end of the same
+// session first, the session it opened is kept: one session ended gets
+// one new session.
+func (cs *clientStream) reinitialize(ctx context.Context, ended string) error {
 	cs.reinit.Lock()
 	defer cs.reinit.Unlock()
 	cs.mu.Lock()
+	if cs.sessionID != ended {
+		cs.mu.Unlock()
+		return nil
+	}
 	initBody, initNote := cs.initBody, cs.initNote
 	cs.sessionID = ""
 	cs.mu.Unlock()
