@@ -151,6 +151,9 @@ type clientStream struct {
 	versionSet bool
 	// delivered counts the messages delivered from event streams.
 	delivered atomic.Int64
+	// getGaveUp tells that the legacy GET stream stopped after failing
+	// again and again: the next request that succeeds opens it again.
+	getGaveUp atomic.Bool
 	// base is the URL parsed; redirects the policy of cs.hc.
 	base      *url.URL
 	redirects *redirect.Policy
@@ -560,6 +563,10 @@ func (cs *clientStream) roundTrip(ctx context.Context, id jsonrpc.ID, method str
 	case resp.StatusCode == http.StatusAccepted:
 		return nil, fmt.Errorf("streamable: the server accepted %s without answering it (202)", method)
 	}
+	if cs.getGaveUp.Load() && cs.getGaveUp.CompareAndSwap(true, false) {
+		// The server answers again: so may its GET stream.
+		cs.openGET()
+	}
 	if method == protocol.MethodInitialize {
 		if sid := resp.Header.Get(streamwire.HeaderSessionID); sid != "" {
 			cs.mu.Lock()
@@ -865,10 +872,13 @@ func (cs *clientStream) openGET() <-chan struct{} {
 	go func() {
 		defer cs.wg.Done()
 		defer readyOnce.Do(func() { close(ready) })
+		gaveUp := false
 		defer func() {
 			cs.mu.Lock()
 			cs.getOpen = false
 			cs.mu.Unlock()
+			// Once the stream is no longer open, for openGET to open it.
+			cs.getGaveUp.Store(gaveUp)
 		}()
 		lastID := ""
 		retry := time.Second
@@ -914,6 +924,8 @@ func (cs *clientStream) openGET() <-chan struct{} {
 				return
 			}
 		}
+		cs.log.Warn("streamable: the GET stream failed again and again; it is opened again after the next request the server answers")
+		gaveUp = true
 	}()
 	return ready
 }

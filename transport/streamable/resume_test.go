@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -380,3 +381,84 @@ func (b *cutBody) Read(p []byte) (int, error) {
 }
 
 func (b *cutBody) Close() error { return b.c.Close() }
+
+// outageServer is a legacy server whose GETs fail with 503 while it is
+// down; otherwise a GET stream gets a log message and stays open. It
+// answers pings.
+type outageServer struct {
+	down atomic.Bool
+	gets atomic.Int32
+}
+
+func (s *outageServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Mcp-Session-Id", "s1")
+	if r.Method == http.MethodGet {
+		n := s.gets.Add(1)
+		if s.down.Load() {
+			http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "data: %s\n\n", logNote(fmt.Sprint("GET ", n)))
+		w.(http.Flusher).Flush()
+		if n > 1 {
+			<-r.Context().Done()
+		}
+		return
+	}
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	body, _ := io.ReadAll(r.Body)
+	json.Unmarshal(body, &m)
+	switch m.Method {
+	case "initialize":
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"outage","version":"1"}}}`)
+	case "ping":
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{}}`, m.ID)
+	default:
+		w.WriteHeader(http.StatusAccepted)
+	}
+}
+
+// TestGETStreamReopensAfterOutage: a GET stream that failed so often that
+// the client stopped asking (an outage of the server's GETs of a minute)
+// is opened again once the server answers a request. (On b211c63 it was
+// gone for the rest of the session.)
+func TestGETStreamReopensAfterOutage(t *testing.T) {
+	leakcheck.Check(t)
+	synctest.Test(t, func(t *testing.T) {
+		srv := &outageServer{}
+		notes := make(chan string, 8)
+		c, stop := connectInBubble(t, srv, &streamable.Transport{}, &client.Options{OnLog: func(p *protocol.LoggingMessageParams) {
+			notes <- fmt.Sprint(p.Data)
+		}})
+		defer stop()
+		if got := <-notes; got != "GET 1" {
+			t.Fatalf("first message %q", got)
+		}
+		srv.down.Store(true)
+		time.Sleep(5 * time.Minute)
+		synctest.Wait()
+		failed := srv.gets.Load()
+		srv.down.Store(false)
+		time.Sleep(5 * time.Minute)
+		if srv.gets.Load() != failed {
+			t.Fatalf("%d GETs during the outage, %d after it; want none after the client stopped asking", failed, srv.gets.Load()-failed)
+		}
+		if err := c.Ping(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case got := <-notes:
+			if want := fmt.Sprint("GET ", failed+1); got != want {
+				t.Errorf("after the outage, heard %q; want %q", got, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Errorf("after the outage and a request answered, no GET stream within 10 s (%d GETs)", srv.gets.Load())
+		}
+	})
+}
