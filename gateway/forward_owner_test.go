@@ -60,25 +60,30 @@ func advertised(t testing.TB, n int, auth func(http.Handler) http.Handler) ([]*G
 // served there whichever replica the balancer sends its requests to: the
 // others forward them to the owner, so one process serves them all.
 func TestIsolatedSessionForwardedToItsOwner(t *testing.T) {
-	gs, _ := advertised(t, 2, nil)
-	b := &roundRobin{replicas: []http.Handler{gs[0], gs[1]}}
-	ts := httptest.NewServer(b)
-	t.Cleanup(ts.Close)
-	c := connect(t, ts.URL+"/mcp", protocol.LatestLegacyVersion, nil)
-	ctx := ctxT(t)
-	first := text(t)(c.Call(ctx, "a__whoami", nil))
-	for i := range 6 {
-		if got := text(t)(c.Call(ctx, "a__whoami", nil)); got != first {
-			t.Fatalf("call %d was served by %q, the session's first call by %q", i, got, first)
-		}
-	}
-	if n := b.inits.Load(); n != 1 {
-		t.Errorf("the client sent initialize %d times, want 1", n)
-	}
-	for i, g := range gs {
-		if n := g.children.count(); n > 1 || i == 0 && n != 1 {
-			t.Errorf("replica %d runs %d session processes", i, n)
-		}
+	for _, tc := range []struct{ endpoint, tool string }{{"/mcp", "a__whoami"}, {"/servers/a/mcp", "whoami"}} {
+		t.Run(tc.endpoint, func(t *testing.T) {
+			gs, _ := advertised(t, 2, nil)
+			b := &roundRobin{replicas: []http.Handler{gs[0], gs[1]}}
+			ts := httptest.NewServer(b)
+			t.Cleanup(ts.Close)
+			c := connect(t, ts.URL+tc.endpoint, protocol.LatestLegacyVersion, nil)
+			ctx := ctxT(t)
+			first := text(t)(c.Call(ctx, tc.tool, nil))
+			for i := range 6 {
+				if got := text(t)(c.Call(ctx, tc.tool, nil)); got != first {
+					t.Fatalf("call %d was served by %q, the session's first call by %q", i, got, first)
+				}
+			}
+			if n := b.inits.Load(); n != 1 {
+				t.Errorf("the client sent initialize %d times, want 1", n)
+			}
+			// The initialize went to gs[0], which owns the session.
+			for i, want := range []int{1, 0} {
+				if n := gs[i].children.count(); n != want {
+					t.Errorf("replica %d runs %d session processes, want %d", i, n, want)
+				}
+			}
+		})
 	}
 }
 
