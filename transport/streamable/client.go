@@ -946,8 +946,8 @@ const (
 // A server refuses a Last-Event-ID it cannot resume: the events expired,
 // the replica that kept them is gone, or it keeps none. The specification
 // says nothing of that case, and servers answer it in several ways (ferry:
-// 404 "unknown or expired event id"; the TypeScript SDK without an event
-// store: 400), some alike to the 404 of a session that ended. Asking
+// 404 "unknown or expired event id"; the TypeScript SDK: 400 "Invalid
+// event ID format"), some alike to the 404 of a session that ended. Asking
 // again with the same id gets the same answer, so the stream starts
 // afresh: a fresh GET tells the two apart, since it is refused with 404
 // only when the session ended, and then "the client MUST start a new

@@ -48,8 +48,9 @@ var (
 	ferrySessionNotFound = refusal{404, "application/json", `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"session not found"}}`, false}
 	// The gateway (gateway/share.go), for a session that expired.
 	gatewaySessionExpired = refusal{404, "text/plain; charset=utf-8", "session expired: send initialize again\n", false}
-	// The TypeScript SDK's server without an event store.
-	tsNoEventStore = refusal{400, "application/json", `{"jsonrpc":"2.0","error":{"code":-32000,"message":"Event store not configured"},"id":null}`, false}
+	// The TypeScript SDK's server, whose event store does not know the id
+	// (webStandardStreamableHttp.js, replayEvents).
+	tsUnknownEvent = refusal{400, "application/json", `{"jsonrpc":"2.0","error":{"code":-32000,"message":"Invalid event ID format"},"id":null}`, false}
 )
 
 func (f refusal) write(w http.ResponseWriter, sid string) {
@@ -186,7 +187,7 @@ func TestGETStreamNotResumable(t *testing.T) {
 		wantLog      string
 	}{
 		{"ferry: unknown or expired event id", ferryUnknownEvent, false, false, "fresh in s1", 1, "messages it sent since are lost"},
-		{"typescript: no event store", tsNoEventStore, false, false, "fresh in s1", 1, "messages it sent since are lost"},
+		{"typescript: event id unknown to the store", tsUnknownEvent, false, false, "fresh in s1", 1, "messages it sent since are lost"},
 		{"ferry: session not found", ferrySessionNotFound, true, false, "fresh in s2", 2, "messages it sent since are lost"},
 		{"gateway: session expired", gatewaySessionExpired, true, false, "fresh in s2", 2, "messages it sent since are lost"},
 		{"session ended, DisableReinitialize", ferrySessionNotFound, true, true, "", 1, "the server ended the session; the GET stream stops"},
@@ -244,7 +245,7 @@ func TestRequestStreamNotResumable(t *testing.T) {
 		onResume refusal
 	}{
 		{"ferry: unknown or expired event id", ferryUnknownEvent},
-		{"typescript: no event store", tsNoEventStore},
+		{"typescript: event id unknown to the store", tsUnknownEvent},
 		{"gateway: session expired", gatewaySessionExpired},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
