@@ -156,12 +156,14 @@ type Options struct {
 	// names the caller with intercept.WithCaller for each session to be
 	// bound to the caller that opened it.
 	Auth func(http.Handler) http.Handler
-	// Hears, when set, decides whether the client of a legacy session
-	// hears the log messages of a server: caller is the session's, as
-	// its latest request named it (nil without Auth); e is the endpoint
-	// the session is open on. The access rules (package gateway/access)
-	// let a caller hear a server it may use something of there.
-	Hears func(caller *intercept.Caller, e *Endpoint, server string) bool
+	// Hears, when set, decides whether a client hears what a server
+	// sends on its own (a [Notice]: a log message, a resource's update):
+	// caller is a legacy session's, as its latest request named it, or
+	// a stateless listen stream's (nil without Auth); e is the endpoint
+	// the client uses. The access rules (package gateway/access) let a
+	// caller hear a server's logs when it may use something of the
+	// server there, a resource's updates when it may read the resource.
+	Hears func(caller *intercept.Caller, e *Endpoint, n Notice) bool
 	// Handlers are served beside the endpoints, by pattern, without Auth
 	// (behind the Host and Origin checks only): what a client reads before
 	// it has credentials, an OAuth resource server's Protected Resource

@@ -25,25 +25,53 @@ func (o *owners) sessionCaller(id string) *intercept.Caller {
 	return nil
 }
 
-// hearing returns whether the client of a session of f may hear what u
-// sends on its own (its log messages), as Options.Hears decides, once
-// per caller.
-func (f *front) hearing(u *upstream) func(sess *server.Session) bool {
+// A Notice is what a server sends a gateway's clients on its own, which
+// Options.Hears decides who hears.
+type Notice struct {
+	// Method is protocol.NotificationMessage (a log message) or
+	// protocol.NotificationResourceUpdated.
+	Method string
+	// Server is the server that sent it.
+	Server string
+	// URI is the updated resource's, as the endpoint shows it.
+	URI string
+}
+
+// hearing returns whether a client of f may hear n, as Options.Hears
+// decides, once per caller: a legacy session's (listen nil), or the
+// caller the context of a stateless listen request names (sess nil).
+func (f *front) hearing(n Notice) func(sess *server.Session, listen context.Context) bool {
 	hears := f.g.opts.Hears
 	if hears == nil {
-		return func(*server.Session) bool { return true }
+		return func(*server.Session, context.Context) bool { return true }
 	}
 	e := f.endpoint()
 	decided := map[*intercept.Caller]bool{}
-	return func(sess *server.Session) bool {
-		c := f.g.owners.sessionCaller(sess.ID)
+	return func(sess *server.Session, listen context.Context) bool {
+		var c *intercept.Caller
+		if sess != nil {
+			c = f.g.owners.sessionCaller(sess.ID)
+		} else {
+			c, _ = intercept.CallerFrom(listen)
+		}
 		ok, known := decided[c]
 		if !known {
-			ok = hears(c, e, u.name)
+			ok = hears(c, e, n)
 			decided[c] = ok
 		}
 		return ok
 	}
+}
+
+// resourceUpdated tells the clients of f subscribed to uri, a resource
+// of u, that may hear it, by the URI f shows.
+func (f *front) resourceUpdated(u *upstream, uri string) {
+	shown := f.outward(u, uri)
+	if f.g.opts.Hears == nil {
+		f.srv.ResourceUpdated(context.Background(), shown)
+		return
+	}
+	f.srv.ResourceUpdatedFor(context.Background(), shown, f.hearing(Notice{Method: protocol.NotificationResourceUpdated, Server: u.name, URI: shown}))
 }
 
 // An Offer is one tool, prompt, resource or resource template of a server

@@ -132,7 +132,7 @@ func (n *notes) tellOne(what note) {
 		}
 	case protocol.NotificationResourceUpdated:
 		for _, f := range u.g.frontsOf(u) {
-			f.srv.ResourceUpdated(context.Background(), f.outward(u, what.URI))
+			f.resourceUpdated(u, what.URI)
 		}
 	}
 }

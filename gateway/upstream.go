@@ -204,7 +204,7 @@ func (u *upstream) listChanged(method string) {
 func (u *upstream) resourceUpdated(uri string) {
 	u.g.share.relay(u.name, protocol.NotificationResourceUpdated, uri)
 	for _, f := range u.g.frontsOf(u) {
-		f.srv.ResourceUpdated(context.Background(), f.outward(u, uri))
+		f.resourceUpdated(u, uri)
 	}
 }
 
@@ -216,9 +216,9 @@ func (u *upstream) logMessage(p *protocol.LoggingMessageParams) {
 		if !f.shows(u) {
 			continue // a view that shows nothing of u (views.go)
 		}
-		hears := f.hearing(u)
+		hears := f.hearing(Notice{Method: protocol.NotificationMessage, Server: u.name})
 		for _, sess := range f.srv.Sessions() {
-			if hears(sess) {
+			if hears(sess, nil) {
 				sendLog(sess, p)
 			}
 		}

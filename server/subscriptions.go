@@ -135,14 +135,28 @@ func (s *Server) NotifyListChanged(method string) { s.listChanged(method) }
 // gets at most 5 seconds besides); a client too slow for it misses the
 // notification.
 func (s *Server) ResourceUpdated(ctx context.Context, uri string) {
-	s.broadcastCtx(ctx, protocol.NotificationResourceUpdated, uri)
+	s.broadcastCtx(ctx, protocol.NotificationResourceUpdated, uri, nil)
+}
+
+// ResourceUpdatedFor is [Server.ResourceUpdated] to those of the clients
+// subscribed to uri that may hear it, for a server that decides who may
+// read what after they subscribed (a gateway whose access rules were
+// read again): may gets a legacy session (listen nil) or the context
+// of a stateless client's subscriptions/listen request (sess nil), which
+// names its caller (intercept.CallerFrom).
+func (s *Server) ResourceUpdatedFor(ctx context.Context, uri string, may func(sess *Session, listen context.Context) bool) {
+	s.broadcastCtx(ctx, protocol.NotificationResourceUpdated, uri, may)
 }
 
 // broadcast is broadcastCtx for the changes the server makes on its own
 // (registrations), bounded per client only.
-func (s *Server) broadcast(method, uri string) { s.broadcastCtx(context.Background(), method, uri) }
+func (s *Server) broadcast(method, uri string) {
+	s.broadcastCtx(context.Background(), method, uri, nil)
+}
 
-func (s *Server) broadcastCtx(parent context.Context, method, uri string) {
+// broadcastCtx sends the notification to the clients that want it and,
+// unless may is nil, that may hear it.
+func (s *Server) broadcastCtx(parent context.Context, method, uri string, may func(*Session, context.Context) bool) {
 	s.mu.RLock()
 	var sessions []*Session
 	for sess := range s.sessions {
@@ -157,6 +171,10 @@ func (s *Server) broadcastCtx(parent context.Context, method, uri string) {
 		}
 	}
 	s.mu.RUnlock()
+	if may != nil {
+		sessions = slices.DeleteFunc(sessions, func(sess *Session) bool { return !may(sess, nil) })
+		listeners = slices.DeleteFunc(listeners, func(l *listener) bool { return !may(nil, l.ctx) })
+	}
 	for _, sess := range sessions {
 		ctx, cancel := context.WithTimeout(parent, notifyTimeout)
 		var params any

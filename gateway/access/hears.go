@@ -6,19 +6,24 @@ import (
 	"github.com/ferrymcp/ferry/protocol"
 )
 
-// Hears is the gateway's Options.Hears: the client of a session hears
-// the log messages of a server only when its caller may use something
-// the endpoint shows of that server (a tool, a prompt, a resource or a
-// template, under the policy in force when the message comes), for a
-// server's logs may tell what the rules keep from the caller.
-func (l *Live) Hears(c *intercept.Caller, e *gateway.Endpoint, server string) bool {
+// Hears is the gateway's Options.Hears, under the policy in force when
+// the notice comes: a client hears a resource's updates only when its
+// caller may read the resource (a subscription outlives the rules it
+// was allowed by), and a server's log messages only when its caller may
+// use something the endpoint shows of that server (a tool, a prompt, a
+// resource or a template), for what a server logs may tell what the
+// rules keep from the caller.
+func (l *Live) Hears(c *intercept.Caller, e *gateway.Endpoint, n gateway.Notice) bool {
 	p := l.Policy()
 	if len(p.rules) == 0 && !p.deny {
 		return true
 	}
+	if n.Method == protocol.NotificationResourceUpdated {
+		return p.Visible(c, Target{Kind: Resource, Name: n.URI})
+	}
 	sep := e.Separator()
-	for o := range e.Offers(server) {
-		if p.Visible(c, offerTarget(o, e, server, sep)) {
+	for o := range e.Offers(n.Server) {
+		if p.Visible(c, offerTarget(o, e, n.Server, sep)) {
 			return true
 		}
 	}
