@@ -51,32 +51,39 @@ func reopen(f *os.File) (io.Reader, func() error) {
 		unix.Close(own)
 		return nil, nil
 	}
-	p := &pollReader{name: f.Name(), sock: sock}
-	p.fds = [2]unix.PollFd{{Fd: int32(own), Events: unix.POLLIN}, {Fd: int32(wake), Events: unix.POLLIN}}
+	p := &pollReader{pollFDs: newPollFDs(f.Name(), own, wake, unix.POLLIN), sock: sock}
 	return p, p.interrupt
 }
 
 // reopenForWriting returns a non-blocking file of its own for w, and the
-// function that closes it, when w is an *os.File over a pipe or a
-// terminal in blocking mode, as os.Stdout is; otherwise w and nil. Go's
+// function that closes it, when w is an *os.File over a pipe, a terminal
+// or a stream socket in blocking mode, as os.Stdout is; otherwise w and
+// nil. Go's
 // poller waits for room in the file of its own, so that a writer that
 // finds the pipe full leaves the rest to the line writer's detached
 // flusher (see drain) and returns, rather than wait in write(2) for a
 // client that stopped reading, beyond its context. Like reopen's, the
-// new open file description leaves w's mode alone. A socket is left as
-// it is: it cannot be opened again, and making it non-blocking would
-// make it so for whoever shares it (the children a server starts).
+// new open file description leaves w's mode alone. A stream socket,
+// which cannot be opened so, is written through a socketWriter instead:
+// making it non-blocking would make it so for whoever shares it (the
+// children a server starts).
 func reopenForWriting(w io.Writer) (io.Writer, func() error) {
 	f, ok := w.(*os.File)
 	if !ok || f.SetWriteDeadline(time.Time{}) == nil { // not a file, or one Go's poller waits for
 		return w, nil
 	}
 	st, err := f.Stat()
-	if err != nil || st.Mode()&(fs.ModeNamedPipe|fs.ModeCharDevice) == 0 {
+	if err != nil || st.Mode()&(fs.ModeNamedPipe|fs.ModeCharDevice|fs.ModeSocket) == 0 {
 		return w, nil
 	}
 	fd := fdOf(f)
 	if fd < 0 {
+		return w, nil
+	}
+	if st.Mode()&fs.ModeSocket != 0 {
+		if sw := newSocketWriter(f, fd); sw != nil {
+			return sw, sw.interrupt
+		}
 		return w, nil
 	}
 	own, err := unix.Open("/proc/self/fd/"+strconv.Itoa(fd), unix.O_WRONLY|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
@@ -134,38 +141,60 @@ func dupStreamSocket(fd int) (int, error) {
 // several lines at a time, and more come while they are handled: there
 // the read comes first.
 type pollReader struct {
-	name string
-	// fds holds the descriptor read and the eventfd interrupt signals,
-	// as poll wants them; only Read polls.
-	fds [2]unix.PollFd
+	pollFDs
 	// sock: the descriptor is a socket that may be in blocking mode,
 	// read with MSG_DONTWAIT.
 	sock bool
 	// lull: the last read returned one line and less than asked, so
 	// the next read likely finds nothing. Only Read touches it.
 	lull bool
+}
 
-	mu      sync.Mutex
-	reading bool // a Read is in progress: it closes the descriptors
-	closed  bool
+// pollFDs is a descriptor used without waiting and the eventfd that
+// interrupt signals, as poll(2) wants them, and their closing: the
+// descriptors are closed by interrupt, or by the use in progress when it
+// ends (see enter).
+type pollFDs struct {
+	name string
+	fds  [2]unix.PollFd // only the one user at a time polls
+
+	mu     sync.Mutex
+	busy   bool // a use is in progress: it closes the descriptors
+	closed bool
+}
+
+func newPollFDs(name string, fd, wake int, events int16) pollFDs {
+	return pollFDs{name: name, fds: [2]unix.PollFd{{Fd: int32(fd), Events: events}, {Fd: int32(wake), Events: unix.POLLIN}}}
+}
+
+// enter starts a use of the descriptor, unless interrupt came first.
+func (p *pollFDs) enter() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.busy = !p.closed
+	return p.busy
+}
+
+// leave ends a use, and reports whether interrupt came meanwhile (the
+// descriptors are then closed).
+func (p *pollFDs) leave() (closed bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.busy = false
+	if p.closed {
+		p.release()
+	}
+	return p.closed
 }
 
 func (p *pollReader) Read(b []byte) (int, error) {
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
+	if !p.enter() {
 		return 0, jsonrpc.ErrClosed
 	}
-	p.reading = true
-	p.mu.Unlock()
 	n, err := p.read(b)
-	p.mu.Lock()
-	p.reading = false
-	if p.closed {
-		p.release()
+	if p.leave() {
 		n, err = 0, jsonrpc.ErrClosed
 	}
-	p.mu.Unlock()
 	return n, err
 }
 
@@ -210,9 +239,10 @@ func (p *pollReader) readNow(b []byte) (int, error) {
 	return int(n), nil
 }
 
-// wait sleeps in poll(2) until the descriptor has input (or its end) or
-// interrupt signals; then jsonrpc.ErrClosed.
-func (p *pollReader) wait() error {
+// wait sleeps in poll(2) until the descriptor is ready (input or its
+// end to read, room to write) or interrupt signals; then
+// jsonrpc.ErrClosed.
+func (p *pollFDs) wait() error {
 	// The thread keeps its P while it sleeps in poll. With more than
 	// one P, what the caller made runnable (a handler woken by an
 	// answer it read) is taken by another; with one, let it run first
@@ -235,15 +265,15 @@ func (p *pollReader) wait() error {
 	return nil
 }
 
-// interrupt makes a blocked Read, and every later one, return jsonrpc.ErrClosed.
-func (p *pollReader) interrupt() error {
+// interrupt makes a blocked use, and every later one, return jsonrpc.ErrClosed.
+func (p *pollFDs) interrupt() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return nil
 	}
 	p.closed = true
-	if p.reading {
+	if p.busy {
 		var one = [8]byte{1}
 		_, err := unix.Write(int(p.fds[1].Fd), one[:])
 		return err
@@ -252,8 +282,8 @@ func (p *pollReader) interrupt() error {
 	return nil
 }
 
-// release closes the descriptors, once no Read can use them.
-func (p *pollReader) release() {
+// release closes the descriptors, once nothing can use them.
+func (p *pollFDs) release() {
 	for i := range p.fds {
 		unix.Close(int(p.fds[i].Fd))
 		p.fds[i].Fd = -1

@@ -1,6 +1,7 @@
 package stdio
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"io"
@@ -210,52 +211,88 @@ func TestServerStreamStdinSocket(t *testing.T) {
 }
 
 // A server's Write does not wait in write(2) for a client that stopped
-// reading, though os.Stdout is in blocking mode: the stream writes to a
-// non-blocking descriptor of its own, so that a writer finding the pipe
-// full leaves the rest to the writer's detached flusher and returns,
-// and the writers queued behind it give up when their context ends.
-func TestServerStreamStdoutBlockingPipeFull(t *testing.T) {
-	var in, out [2]int
-	for _, fds := range []*[2]int{&in, &out} {
-		if err := unix.Pipe2(fds[:], unix.O_CLOEXEC); err != nil {
-			t.Fatal(err)
-		}
-	}
-	stdin, toServer := os.NewFile(uintptr(in[0]), "stdin"), os.NewFile(uintptr(in[1]), "to server")
-	fromServer, stdout := os.NewFile(uintptr(out[0]), "from server"), os.NewFile(uintptr(out[1]), "stdout")
-	defer stdin.Close()
-	defer toServer.Close()
-	defer fromServer.Close()
-	defer stdout.Close()
-	s := NewServerStream(stdin, stdout, jsonrpc.Limits{})
-	big := &jsonrpc.Message{Method: "m", Body: map[string]string{"p": strings.Repeat("x", 64<<10)}}
-	done := make(chan error, 1)
-	go func() {
-		// The pipe (1 MiB at most) and the queue (maxQueued) fill up;
-		// then a writer waits for room until its context ends.
-		for range 2 * (pipeSize + maxQueued) / (64 << 10) {
-			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-			err := s.Write(ctx, big)
-			cancel()
+// reading, though os.Stdout is in blocking mode, be it a pipe (a Go or
+// Python client) or a socket (Node's): the stream writes to a
+// descriptor of its own without waiting, so that a writer finding the
+// pipe full leaves the rest to the writer's detached flusher and
+// returns, and the writers queued behind it give up when their context
+// ends. stdout stays open and in blocking mode.
+func TestServerStreamStdoutFull(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		pair func() ([2]int, error)
+	}{
+		{"pipe", func() (fds [2]int, err error) {
+			err = unix.Pipe2(fds[:], unix.O_CLOEXEC)
+			return fds, err
+		}},
+		{"socket", func() ([2]int, error) {
+			return unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in, err := tc.pair()
 			if err != nil {
-				done <- err
-				return
+				t.Fatal(err)
 			}
-		}
-		done <- nil
-	}()
-	select {
-	case err := <-done:
-		if !errors.Is(err, context.DeadlineExceeded) {
-			t.Errorf("writes to a full pipe: %v, want context.DeadlineExceeded once it is full", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("a Write is stuck on the full pipe")
+			out, err := tc.pair()
+			if err != nil {
+				t.Fatal(err)
+			}
+			stdin, toServer := os.NewFile(uintptr(in[0]), "stdin"), os.NewFile(uintptr(in[1]), "to server")
+			fromServer, stdout := os.NewFile(uintptr(out[0]), "from server"), os.NewFile(uintptr(out[1]), "stdout")
+			defer stdin.Close()
+			defer toServer.Close()
+			defer fromServer.Close()
+			defer stdout.Close()
+			s := NewServerStream(stdin, stdout, jsonrpc.Limits{})
+			done := make(chan int, 1)
+			var werr error
+			go func() { done <- fillStdout(s, &werr) }()
+			var sent int
+			select {
+			case sent = <-done:
+				if !errors.Is(werr, context.DeadlineExceeded) {
+					t.Errorf("writes to a full stdout: %v, want context.DeadlineExceeded once it is full", werr)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("a Write is stuck on the full stdout")
+			}
+			lines := make(chan int)
+			go func() { // lets the detached flusher finish
+				n, sc := 0, bufio.NewScanner(fromServer)
+				sc.Buffer(nil, 1<<20)
+				for sc.Scan() {
+					n++
+				}
+				lines <- n
+			}()
+			s.Close()
+			flags, err := unix.FcntlInt(uintptr(out[1]), unix.F_GETFL, 0)
+			if err != nil || flags&unix.O_NONBLOCK != 0 {
+				t.Errorf("stdout after Close: flags %#x, %v; want open, blocking", flags, err)
+			}
+			stdout.Close()
+			if n := <-lines; n != sent {
+				t.Errorf("the client read %d lines; %d Writes succeeded", n, sent)
+			}
+		})
 	}
-	go io.Copy(io.Discard, fromServer) // let the detached flusher finish
-	s.Close()
-	flags, err := unix.FcntlInt(uintptr(out[1]), unix.F_GETFL, 0)
-	if err != nil || flags&unix.O_NONBLOCK != 0 {
-		t.Errorf("stdout after Close: flags %#x, %v; want open, blocking", flags, err)
+}
+
+// fillStdout writes 64 KiB messages to s until one fails (its error in
+// *err) and returns how many succeeded: the pipe (1 MiB at most) or the
+// socket's buffers, then the queue (maxQueued) fill up, and a writer
+// waits for room until its context ends.
+func fillStdout(s jsonrpc.Stream, err *error) int {
+	big := &jsonrpc.Message{Method: "m", Body: map[string]string{"p": strings.Repeat("x", 64<<10)}}
+	for i := range 2 * (pipeSize + maxQueued) / (64 << 10) {
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		*err = s.Write(ctx, big)
+		cancel()
+		if *err != nil {
+			return i
+		}
 	}
+	return 2 * (pipeSize + maxQueued) / (64 << 10)
 }

@@ -23,8 +23,9 @@ import (
 // for input in poll(2), which Close interrupts. Elsewhere see
 // [NewServerStream]. Likewise, when stdout is a pipe or a terminal, the
 // stream writes to a non-blocking descriptor of its own opened through
-// /proc/self/fd/1, so that a Write does not wait in write(2) for a
-// client that stopped reading beyond its context. Close closes neither
+// /proc/self/fd/1, and when it is a stream socket to a duplicate with
+// MSG_DONTWAIT, so that a Write does not wait in write(2) for a client
+// that stopped reading beyond its context. Close closes neither
 // os.Stdin nor os.Stdout.
 func ServerStream() jsonrpc.Stream {
 	return NewServerStream(os.Stdin, os.Stdout, jsonrpc.Limits{})

@@ -14,6 +14,10 @@ const maxIovecs = 1024
 // *os.File, so that a line and the long strings it refers to leave in one
 // system call, else with a Write each.
 func writeVectored(w io.Writer, pieces [][]byte) error {
+	if sw, ok := w.(*socketWriter); ok {
+		_, err := sw.writev(pieces, true)
+		return err
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return writeEach(w, pieces)
@@ -51,6 +55,9 @@ func writeVectored(w io.Writer, pieces [][]byte) error {
 // tryWriteVectored is writeVectored that does not wait: when the pipe is
 // full it returns the pieces left and errWouldBlock.
 func tryWriteVectored(w io.Writer, pieces [][]byte) ([][]byte, error) {
+	if sw, ok := w.(*socketWriter); ok {
+		return sw.writev(pieces, false)
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return nil, writeEach(w, pieces)
