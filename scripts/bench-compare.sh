@@ -4,6 +4,10 @@
 #
 #   scripts/bench-compare.sh [REV [NEW]]     REV defaults to b211c63, NEW to HEAD
 #
+# About 11 minutes on a quiet 2-CPU machine (36 runs of 10-20 s, and the
+# builds); each run first waits up to QUIET_WAIT (5 s) for the machine to
+# be idle. The quick pass below takes about 6 minutes on a busy one.
+#
 # Each commit is checked out in a git worktree in a scratch folder. The
 # harness of this clone (scripts/bench.sh, scripts/bench-gateway.sh,
 # bench/lib.sh, bench/loadgen, bench/peers, bench/gateway and ferry's
