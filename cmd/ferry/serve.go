@@ -180,6 +180,7 @@ func cmdServe(o *cli) error {
 	defer pol.close()
 	id.stepUp(pol, opts)
 	pol.add(reloadIdentity(id, log))
+	id.hearIssuer(opts)
 	if err := setupLimits(o.files, opts, pol, log); err != nil {
 		ln.Close()
 		return err

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -222,9 +223,9 @@ func (id *identity) follow(build func(*resourceserver.Config) http.Handler) http
 // the section in force, and the caller it names (issuer and subject)
 // must be the one that opened the session (the gateway's bindSessions),
 // so that after a change of issuer the old issuer's callers reach
-// nothing. A reload cannot add or remove the section (the way clients
-// authenticate is the listener's), nor move its metadata (the resource's
-// path).
+// nothing (and hear nothing on a stream they hold open: hearIssuer). A
+// reload cannot add or remove the section (the way clients authenticate
+// is the listener's), nor move its metadata (the resource's path).
 func reloadIdentity(id *identity, log *slog.Logger) reloader {
 	return func(files []*config.File) (func(), error) {
 		next, err := identityAuth(files, log)
@@ -269,6 +270,25 @@ func (id *identity) stepUp(pol *servePolicy, opts *gateway.Options) {
 		return need
 	}
 	id.cur.Load().ToolScopesFunc = id.toolScopes
+}
+
+// hearIssuer keeps the clients of callers of another issuer than the
+// one in force from hearing what servers send on their own: a session
+// opened before a reload changed the issuer cannot make a request any
+// more (its token is refused), but a GET stream it had open goes on, and
+// what comes on it (a server's logs, a resource's updates) is not for a
+// caller the gateway would not let in now.
+func (id *identity) hearIssuer(opts *gateway.Options) {
+	if id == nil || opts.Hears == nil {
+		return
+	}
+	hears := opts.Hears
+	opts.Hears = func(c *intercept.Caller, e *gateway.Endpoint, n gateway.Notice) bool {
+		if c != nil && c.Issuer != "" && !slices.Contains(id.cur.Load().AuthorizationServers, c.Issuer) {
+			return false
+		}
+		return hears(c, e, n)
+	}
 }
 
 // resourceServer is the resource server an identity section describes.

@@ -186,6 +186,14 @@ func TestIdentityReload(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.add(reloadIdentity(id, log))
+	opts := &gateway.Options{Hears: p.access.Hears}
+	id.hearIssuer(opts)
+	hears := func(issuer string) bool {
+		return opts.Hears(&intercept.Caller{ID: "x", Issuer: issuer}, nil, gateway.Notice{Method: "notifications/message", Server: "s"})
+	}
+	if !hears(a.URL) {
+		t.Fatal("a's caller does not hear what a server says")
+	}
 	h := id.auth()(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, _ := intercept.CallerFrom(r.Context())
 		fmt.Fprintf(w, "%s %v", c.ID, c.Roles)
@@ -247,6 +255,9 @@ func TestIdentityReload(t *testing.T) {
 	}
 	if issuerOf() != b.URL {
 		t.Errorf("the metadata names %s after the change of issuer", issuerOf())
+	}
+	if hears(a.URL) || !hears(b.URL) {
+		t.Errorf("after the change of issuer, a's caller hears: %v; b's: %v", hears(a.URL), hears(b.URL))
 	}
 	if _, err := reloadIdentity(nil, log)([]*config.File{section(a.URL, "")}); err == nil || !strings.Contains(err.Error(), "cannot add") {
 		t.Errorf("a reload adding the section: %v", err)
