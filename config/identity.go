@@ -5,7 +5,12 @@ package config
 // makes the gateway an OAuth resource server (the MCP authorization
 // profile): tokens are checked as JWTs against the issuer's keys, or by
 // introspection, and the caller is the token's subject, with its claims,
-// scopes and roles.
+// scopes and roles. SIGHUP reads it again with the rest of the
+// configuration: everything in it may change but the resource's path (of
+// its metadata), and a reload may neither add nor remove the section.
+// Audiences are always checked: a token, or an introspection answer,
+// that names none is refused, as the MCP authorization specification
+// requires (a MUST), so there is no option to accept them.
 //
 //	"identity": {
 //	  "issuer": "https://login.example.com",
