@@ -50,9 +50,16 @@ func (w *countWriter) Write(p []byte) (int, error) {
 // BenchmarkServeToolsCall measures the server alone: a typed echo tool
 // called over the stdio framing with the request the benchmark harness
 // sends, from reading the line to writing the answer.
+// The 2026-07-28 sub-benchmarks send the request with its per-request
+// _meta and no initialize, and every answer carries the server's _meta.
 func BenchmarkServeToolsCall(b *testing.B) {
-	for _, size := range []int{20, 64 << 10} {
-		b.Run(map[int]string{20: "20B", 64 << 10: "64KiB"}[size], func(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		size int
+		era  string
+	}{{"20B", 20, "legacy"}, {"64KiB", 64 << 10, "legacy"}, {"2026/20B", 20, "2026"}} {
+		size := c.size
+		b.Run(c.name, func(b *testing.B) {
 			s := server.New(protocol.Implementation{Name: "bench", Version: "1"}, nil)
 			server.AddTool(s, &protocol.Tool{Name: "echo"}, func(ctx context.Context, req *server.Request, in struct {
 				Message string `json:"message"`
@@ -61,7 +68,12 @@ func BenchmarkServeToolsCall(b *testing.B) {
 			})
 			msg := strings.Repeat("abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ", size/62+1)[:size]
 			init := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}` + "\n"
-			call := `{"jsonrpc":"2.0","id":100000000,"method":"tools/call","params":{"name":"echo","arguments":{"message":"` + msg + `"}}}` + "\n"
+			meta := ""
+			if c.era == "2026" {
+				init = ""
+				meta = `,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+			}
+			call := `{"jsonrpc":"2.0","id":100000000,"method":"tools/call","params":{"name":"echo","arguments":{"message":"` + msg + `"}` + meta + `}}` + "\n"
 			feeder := &lineFeeder{line: []byte(call), off: len(call), max: b.N}
 			in := io.MultiReader(bytes.NewReader([]byte(init)), feeder)
 			out := &countWriter{}

@@ -39,7 +39,7 @@ func (r *ToolResult) AppendOut(o *jsonfast.Out) error {
 	o.B = append(o.B, '{')
 	if len(r.Meta) > 0 {
 		o.B = append(o.B, `"_meta":`...)
-		if o.B, err = jsonfast.AppendMarshal(o.B, r.Meta); err != nil {
+		if o.B, err = appendMeta(o.B, r.Meta); err != nil {
 			return err
 		}
 		o.B = append(o.B, ',')
