@@ -244,9 +244,9 @@ func (s *Server) sessionRequest(m *jsonrpc.Message, sess *Session, peer serverap
 	r := &Request{ID: m.ID, Method: m.Method, Session: sess, RawMeta: meta.Raw,
 		server: s, peer: peer, msg: m, progressToken: meta.ProgressToken, stateless: sess == nil}
 	if sess != nil {
-		sess.mu.Lock()
-		r.ProtocolVersion, r.ClientInfo, r.ClientCapabilities = sess.version, sess.clientInfo, sess.clientCaps
-		sess.mu.Unlock()
+		if hs := sess.hs.Load(); hs != nil {
+			r.ProtocolVersion, r.ClientInfo, r.ClientCapabilities = hs.version, hs.clientInfo, hs.clientCaps
+		}
 	}
 	return r
 }

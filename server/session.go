@@ -27,17 +27,19 @@ type Session struct {
 	done      chan struct{} // closed by Close
 	closeOnce sync.Once
 
-	mu          sync.Mutex
-	initialized bool // initialize answered
-	ready       bool // notifications/initialized received
-	version     string
-	clientInfo  protocol.Implementation
-	clientCaps  protocol.ClientCapabilities
-	logLevel    protocol.LoggingLevel
-	subs        map[string]struct{}
-	ended       bool                 // Close ran: subs are released and stay empty
-	tools       registry[*toolEntry] // the session's own (Session.AddTool)
-	hasTools    atomic.Bool          // set with the first of them
+	// hs is what initialize settled, nil before: every request reads it,
+	// so it is an immutable value behind an atomic pointer rather than
+	// fields under mu, which all of a stdio connection's requests in
+	// flight contended for.
+	hs atomic.Pointer[handshake]
+
+	mu       sync.Mutex
+	ready    bool // notifications/initialized received
+	logLevel protocol.LoggingLevel
+	subs     map[string]struct{}
+	ended    bool                 // Close ran: subs are released and stay empty
+	tools    registry[*toolEntry] // the session's own (Session.AddTool)
+	hasTools atomic.Bool          // set with the first of them
 }
 
 // newSession registers a legacy session whose server-to-client messages go
@@ -98,32 +100,36 @@ func (s *Server) Sessions() []*Session {
 	return out
 }
 
-// Initialized reports whether the session completed initialize.
-func (sess *Session) Initialized() bool {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	return sess.initialized
+// handshake is what a session's initialize settled; never modified.
+type handshake struct {
+	version    string
+	clientInfo protocol.Implementation
+	clientCaps protocol.ClientCapabilities
 }
+
+// noHandshake is a session's before initialize.
+var noHandshake handshake
+
+// handshake returns what initialize settled, or zero values before it.
+func (sess *Session) handshake() *handshake {
+	if hs := sess.hs.Load(); hs != nil {
+		return hs
+	}
+	return &noHandshake
+}
+
+// Initialized reports whether the session completed initialize.
+func (sess *Session) Initialized() bool { return sess.hs.Load() != nil }
 
 // ProtocolVersion returns the negotiated revision ("" before initialize).
-func (sess *Session) ProtocolVersion() string {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	return sess.version
-}
+func (sess *Session) ProtocolVersion() string { return sess.handshake().version }
 
 // ClientInfo returns the client's name and version from initialize.
-func (sess *Session) ClientInfo() protocol.Implementation {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	return sess.clientInfo
-}
+func (sess *Session) ClientInfo() protocol.Implementation { return sess.handshake().clientInfo }
 
 // ClientCapabilities returns what the client declared in initialize.
 func (sess *Session) ClientCapabilities() protocol.ClientCapabilities {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	return sess.clientCaps
+	return sess.handshake().clientCaps
 }
 
 // LogLevel returns the level set by logging/setLevel, or "" if none was.
@@ -145,21 +151,12 @@ func (sess *Session) subscribed(uri string) bool {
 	return ok
 }
 
-func (sess *Session) isReady() bool {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	return sess.initialized
-}
+func (sess *Session) isReady() bool { return sess.Initialized() }
 
 // initialize answers the legacy handshake.
 func (s *Server) initialize(sess *Session, p *protocol.InitializeParams) *protocol.InitializeResult {
 	v := s.negotiate(p.ProtocolVersion)
-	sess.mu.Lock()
-	sess.initialized = true
-	sess.version = v
-	sess.clientInfo = p.ClientInfo
-	sess.clientCaps = p.Capabilities
-	sess.mu.Unlock()
+	sess.hs.Store(&handshake{version: v, clientInfo: p.ClientInfo, clientCaps: p.Capabilities})
 	return &protocol.InitializeResult{
 		ProtocolVersion: v,
 		Capabilities:    s.capabilitiesFor(v),
