@@ -22,7 +22,6 @@ import (
 	"mime"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -384,7 +383,7 @@ func (h *Handler) session(id string) *session {
 // writeError answers with a JSON-RPC error object.
 func writeError(w http.ResponseWriter, status int, id jsonrpc.ID, e *jsonrpc.Error) {
 	b, _ := jsonrpc.AppendMessage(nil, &jsonrpc.Message{ID: id, Error: e})
-	w.Header().Set("Content-Type", "application/json")
+	w.Header()["Content-Type"] = valueJSON
 	w.WriteHeader(status)
 	w.Write(b)
 }
@@ -392,11 +391,7 @@ func writeError(w http.ResponseWriter, status int, id jsonrpc.ID, e *jsonrpc.Err
 // writeJSON answers with one message, within timeout.
 func writeJSON(w http.ResponseWriter, status int, body []byte, timeout time.Duration) {
 	httpdeadline.Write(w, timeout)
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	// With its length known, the body goes out in one piece rather than
-	// in chunks.
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	setJSONHeaders(w.Header(), len(body))
 	w.WriteHeader(status)
 	w.Write(body)
 }

@@ -13,12 +13,6 @@ func appendEvent(b []byte, id string, data []byte) []byte {
 
 // startSSE writes the headers of an event stream.
 func startSSE(w http.ResponseWriter, status int) {
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache, no-transform")
-	// "servers SHOULD include the X-Accel-Buffering: no header", so that
-	// proxies pass events on at once.
-	h.Set("X-Accel-Buffering", "no")
-	h.Del("Content-Length")
+	setSSEHeaders(w.Header())
 	w.WriteHeader(status)
 }
