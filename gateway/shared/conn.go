@@ -182,9 +182,9 @@ type command struct {
 
 func cmd(name string, args ...any) command { return command{name, args} }
 
-// pipeline runs cmds in one round trip and returns their replies in
-// order; the first reply that is an error is returned as the error.
-func (s *Store) pipeline(ctx context.Context, cmds ...command) (replies []any, err error) {
+// pipelineReplies runs cmds in one round trip and returns their
+// replies in order, an error reply among them as a [redis.Error].
+func (s *Store) pipelineReplies(ctx context.Context, cmds ...command) (replies []any, err error) {
 	if len(cmds) == 0 {
 		return nil, nil
 	}
@@ -197,6 +197,13 @@ func (s *Store) pipeline(ctx context.Context, cmds ...command) (replies []any, e
 		replies, err = redis.Values(redis.DoContext(c, ctx, ""))
 		return err
 	})
+	return replies, err
+}
+
+// pipeline is pipelineReplies with the first error reply returned as
+// the error.
+func (s *Store) pipeline(ctx context.Context, cmds ...command) ([]any, error) {
+	replies, err := s.pipelineReplies(ctx, cmds...)
 	if err != nil {
 		return nil, err
 	}
@@ -231,6 +238,17 @@ func (s *Store) script(ctx context.Context, sc *redis.Script, keysAndArgs ...any
 		return err
 	})
 	return reply, err
+}
+
+// keysArgs are the arguments of a script made with a key count of -1:
+// the count, the keys, the other arguments.
+func keysArgs(keys []string, args ...any) []any {
+	all := make([]any, 0, 1+len(keys)+len(args))
+	all = append(all, len(keys))
+	for _, k := range keys {
+		all = append(all, k)
+	}
+	return append(all, args...)
 }
 
 // subscribePing is how often a subscription asks Redis whether it is

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redis/go-redis/v9"
+	"github.com/gomodule/redigo/redis"
 
 	"github.com/ferrymcp/ferry/gateway"
 )
@@ -28,27 +28,26 @@ func (s *Store) streamKey(stream string) string { return s.prefix + "ev:" + stre
 // their sequence number, every stream to expire after ttl: one round
 // trip. An event already recorded (the same number) is skipped.
 func (s *Store) Append(ctx context.Context, events []gateway.StreamEvent, ttl time.Duration) error {
-	cmds, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		var keys []string
-		for _, e := range events {
-			key := s.streamKey(e.Stream)
-			p.XAdd(ctx, &redis.XAddArgs{Stream: key, MaxLen: streamMaxLen, Approx: true,
-				ID: strconv.FormatInt(e.Seq, 10) + "-0", Values: fields(e)})
-			if !slices.Contains(keys, key) {
-				keys = append(keys, key)
-			}
+	var cmds []command
+	var keys []string
+	for _, e := range events {
+		key := s.streamKey(e.Stream)
+		id := strconv.FormatInt(e.Seq, 10) + "-0"
+		cmds = append(cmds, cmd("XADD", append([]any{key, "MAXLEN", "~", streamMaxLen, id}, fields(e)...)...))
+		if !slices.Contains(keys, key) {
+			keys = append(keys, key)
 		}
-		for _, key := range keys {
-			p.Expire(ctx, key, ttl) // after the XADDs that make it
-		}
-		return nil
-	})
-	if err == nil {
-		return nil
 	}
-	for _, c := range cmds {
-		if err := c.Err(); err != nil && !strings.Contains(err.Error(), "equal or smaller") {
-			return fmt.Errorf("redis: %w", err)
+	for _, key := range keys {
+		cmds = append(cmds, cmd("PEXPIRE", key, max(ttl.Milliseconds(), 1))) // after the XADDs that make it
+	}
+	replies, err := s.pipelineReplies(ctx, cmds...)
+	if err != nil {
+		return fmt.Errorf("redis: %w", err)
+	}
+	for _, r := range replies {
+		if e, ok := r.(redis.Error); ok && !strings.Contains(string(e), "equal or smaller") {
+			return fmt.Errorf("redis: %w", e)
 		}
 	}
 	return nil
@@ -69,32 +68,57 @@ func fields(e gateway.StreamEvent) []any {
 // of it: one round trip.
 func (s *Store) Read(ctx context.Context, stream string, after int64) (gateway.StreamState, bool, error) {
 	key := s.streamKey(stream)
-	var events, newest *redis.XMessageSliceCmd
-	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		events = p.XRangeN(ctx, key, strconv.FormatInt(after+1, 10)+"-0", "+", readCount)
-		newest = p.XRevRangeN(ctx, key, "+", "-", 1)
-		return nil
-	})
+	r, err := s.pipeline(ctx, cmd("XRANGE", key, strconv.FormatInt(after+1, 10)+"-0", "+", "COUNT", readCount),
+		cmd("XREVRANGE", key, "+", "-", "COUNT", 1))
 	if err != nil {
 		return gateway.StreamState{}, false, fmt.Errorf("redis: %w", err)
 	}
-	if len(newest.Val()) == 0 {
-		return gateway.StreamState{}, false, nil
+	events, err := entries(stream, r[0])
+	if err != nil {
+		return gateway.StreamState{}, false, err
 	}
-	last := event(stream, newest.Val()[0])
-	st := gateway.StreamState{Standalone: last.Standalone, Ended: last.Final || last.Abandoned}
-	for _, m := range events.Val() {
-		st.Events = append(st.Events, event(stream, m))
+	newest, err := entries(stream, r[1])
+	if err != nil || len(newest) == 0 {
+		return gateway.StreamState{}, false, err
 	}
-	return st, true, nil
+	last := newest[0]
+	return gateway.StreamState{Events: events, Standalone: last.Standalone, Ended: last.Final || last.Abandoned}, true, nil
+}
+
+// entries reads the entries of a stream that XRANGE answered: each its
+// id and its fields.
+func entries(stream string, reply any) ([]gateway.StreamEvent, error) {
+	items, err := redis.Values(reply, nil)
+	if err != nil {
+		return nil, fmt.Errorf("redis: a stream's entries: %w", err)
+	}
+	events := make([]gateway.StreamEvent, 0, len(items))
+	for _, item := range items {
+		var id string
+		var fields map[string]string
+		entry, err := redis.Values(item, nil)
+		if err == nil && len(entry) != 2 {
+			err = fmt.Errorf("an entry of %d values", len(entry))
+		}
+		if err == nil {
+			id, err = redis.String(entry[0], nil)
+		}
+		if err == nil {
+			fields, err = redis.StringMap(entry[1], nil)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("redis: a stream's entry: %w", err)
+		}
+		events = append(events, event(stream, id, fields))
+	}
+	return events, nil
 }
 
 // event reads an entry of a stream.
-func event(stream string, m redis.XMessage) gateway.StreamEvent {
-	seq, _, _ := strings.Cut(m.ID, "-")
+func event(stream, id string, fields map[string]string) gateway.StreamEvent {
+	seq, _, _ := strings.Cut(id, "-")
 	n, _ := strconv.ParseInt(seq, 10, 64)
-	data, _ := m.Values["d"].(string)
-	flag := func(name string) bool { _, ok := m.Values[name]; return ok }
-	return gateway.StreamEvent{Stream: stream, Seq: n, Data: []byte(data),
+	flag := func(name string) bool { _, ok := fields[name]; return ok }
+	return gateway.StreamEvent{Stream: stream, Seq: n, Data: []byte(fields["d"]),
 		Final: flag("f"), Standalone: flag("g"), Abandoned: flag("x")}
 }

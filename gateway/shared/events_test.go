@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gomodule/redigo/redis"
+
 	"github.com/ferrymcp/ferry/config"
 	"github.com/ferrymcp/ferry/gateway"
 	"github.com/ferrymcp/ferry/protocol"
@@ -70,8 +72,8 @@ func TestStreamEventsAppendRead(t *testing.T) {
 			}
 		})
 	}
-	if got, err := s.rdb.TTL(ctx, s.streamKey("s:a:7")).Result(); err != nil || got <= 0 || got > ttl {
-		t.Errorf("the stream's TTL is %v (%v), want at most %v", got, err, ttl)
+	if got := pttl(t, s, s.streamKey("s:a:7")); got <= 0 || got > ttl {
+		t.Errorf("the stream's TTL is %v, want at most %v", got, ttl)
 	}
 
 	// A stream keeps its most recent events only.
@@ -82,7 +84,7 @@ func TestStreamEventsAppendRead(t *testing.T) {
 	if err := s.Append(ctx, many, ttl); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := s.rdb.XLen(ctx, s.streamKey("s:b:1")).Result(); err != nil || n > streamMaxLen+streamMaxLen/2 {
+	if n, err := redis.Int64(must(t, s, "XLEN", s.streamKey("s:b:1")), nil); err != nil || n > streamMaxLen+streamMaxLen/2 {
 		t.Errorf("the stream holds %d events (%v), want about %d", n, err, streamMaxLen)
 	}
 	st, _, _ := s.Read(ctx, "s:b:1", 0)

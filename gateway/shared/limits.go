@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/redis/go-redis/v9"
+	"github.com/gomodule/redigo/redis"
 
 	"github.com/ferrymcp/ferry/gateway/limit"
 )
@@ -27,7 +27,7 @@ type limitStore struct{ s *Store }
 // hash of its tokens (n) and the time they were counted (at). It returns
 // the 1-based index of the first bucket without a token (0 for none)
 // and the microseconds until every bucket has one.
-var takeScript = redis.NewScript(`
+var takeScript = redis.NewScript(-1, `
 local now = tonumber(ARGV[1])
 local refused, wait = 0, 0
 local n, at = {}, {}
@@ -68,7 +68,7 @@ func (l limitStore) Take(ctx context.Context, now time.Time, buckets []limit.Buc
 		ttl := b.Refill() + time.Second
 		args = append(args, b.Rate/1e6, b.Burst, ttl.Milliseconds())
 	}
-	res, err := takeScript.Run(ctx, l.s.rdb, keys, args...).Int64Slice()
+	res, err := redis.Int64s(l.s.script(ctx, takeScript, keysArgs(keys, args...)...))
 	if err != nil {
 		return 0, 0, fmt.Errorf("redis: taking from the shared rate limits: %w", err)
 	}
@@ -90,7 +90,7 @@ type slotStore struct{ s *Store }
 // those lapsed are dropped first; ARGV[3+i] is KEYS[i]'s limit, the last
 // ARGV how long a set lives unused. It returns the 1-based index of the
 // first set at its limit, 0 when the call is counted.
-var acquireScript = redis.NewScript(`
+var acquireScript = redis.NewScript(-1, `
 local now = tonumber(ARGV[1])
 for i = 1, #KEYS do
   redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now)
@@ -106,7 +106,7 @@ return 0
 `)
 
 // releaseScript ends the count of call ARGV[1] in every set KEYS names.
-var releaseScript = redis.NewScript(`
+var releaseScript = redis.NewScript(-1, `
 for i = 1, #KEYS do
   redis.call('ZREM', KEYS[i], ARGV[1])
 end
@@ -131,7 +131,7 @@ func (st slotStore) Acquire(ctx context.Context, now time.Time, id string, slots
 		args = append(args, sl.Limit)
 	}
 	args = append(args, lease.Milliseconds())
-	n, err := acquireScript.Run(ctx, st.s.rdb, st.keys(slots), args...).Int()
+	n, err := redis.Int(st.s.script(ctx, acquireScript, keysArgs(st.keys(slots), args...)...))
 	if err != nil {
 		return 0, fmt.Errorf("redis: counting a call in the shared concurrency limits: %w", err)
 	}
@@ -140,7 +140,7 @@ func (st slotStore) Acquire(ctx context.Context, now time.Time, id string, slots
 
 // Release ends the call's counts.
 func (st slotStore) Release(ctx context.Context, id string, slots []limit.Slot) error {
-	if err := releaseScript.Run(ctx, st.s.rdb, st.keys(slots), id).Err(); err != nil {
+	if _, err := st.s.script(ctx, releaseScript, keysArgs(st.keys(slots), id)...); err != nil {
 		return fmt.Errorf("redis: ending a call's count in the shared concurrency limits: %w", err)
 	}
 	return nil

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/gomodule/redigo/redis"
 
 	"github.com/ferrymcp/ferry/client"
 	"github.com/ferrymcp/ferry/config"
@@ -67,14 +68,13 @@ func TestSharedTokenBuckets(t *testing.T) {
 		}
 	}
 	st := open(t, url)
-	keys, err := st.rdb.Keys(ctx, "ferry:limit:*").Result()
+	keys, err := redis.Strings(must(t, st, "KEYS", "ferry:limit:*"), nil)
 	if err != nil || len(keys) != 2 {
 		t.Fatalf("keys %q, %v; want 2", keys, err)
 	}
 	for _, k := range keys {
-		ttl, err := st.rdb.PTTL(ctx, k).Result()
-		if err != nil || ttl <= 0 || ttl > time.Minute+time.Second {
-			t.Fatalf("%s expires in %v (%v), want within a minute and a second", k, ttl, err)
+		if ttl := pttl(t, st, k); ttl <= 0 || ttl > time.Minute+time.Second {
+			t.Fatalf("%s expires in %v, want within a minute and a second", k, ttl)
 		}
 	}
 }
@@ -229,13 +229,13 @@ func TestSharedSlots(t *testing.T) {
 		}
 	}
 	st := open(t, url)
-	keys, err := st.rdb.Keys(ctx, "ferry:limit-calls:*").Result()
+	keys, err := redis.Strings(must(t, st, "KEYS", "ferry:limit-calls:*"), nil)
 	if err != nil || len(keys) != 2 {
 		t.Fatalf("keys %q, %v; want 2", keys, err)
 	}
 	for _, k := range keys {
-		if ttl, err := st.rdb.PTTL(ctx, k).Result(); err != nil || ttl <= 0 || ttl > lease {
-			t.Fatalf("%s expires in %v (%v), want within the lease", k, ttl, err)
+		if ttl := pttl(t, st, k); ttl <= 0 || ttl > lease {
+			t.Fatalf("%s expires in %v, want within the lease", k, ttl)
 		}
 	}
 }

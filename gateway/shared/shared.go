@@ -12,19 +12,15 @@ package shared
 
 import (
 	"context"
-	"crypto/tls"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
-	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/ferrymcp/ferry/gateway"
 )
@@ -42,9 +38,6 @@ type Store struct {
 	close  context.CancelFunc
 	prefix string
 	log    *slog.Logger
-
-	// rdb is go-redis, for the files not yet moved to the pool.
-	rdb *goredis.Client
 }
 
 // Options configure a [Store]. The zero value is usable.
@@ -79,13 +72,7 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	ro := &goredis.Options{Network: ep.network, Addr: ep.address, Username: ep.user, Password: ep.password, DB: ep.db,
-		DialTimeout: o.Timeout, ReadTimeout: o.Timeout, WriteTimeout: o.Timeout, MaxRetries: 1}
-	if ep.tls {
-		host, _, _ := net.SplitHostPort(ep.address)
-		ro.TLSConfig = &tls.Config{ServerName: host}
-	}
-	s := &Store{ep: ep, timeout: o.Timeout, prefix: o.Prefix, log: o.Logger, rdb: goredis.NewClient(ro)}
+	s := &Store{ep: ep, timeout: o.Timeout, prefix: o.Prefix, log: o.Logger}
 	s.pool = newPool(ep, o.Timeout, &s.broken)
 	s.closed, s.close = context.WithCancel(context.Background())
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
@@ -100,7 +87,7 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 // Close closes the connections, and ends the store's Watch.
 func (s *Store) Close() error {
 	s.close()
-	return errors.Join(s.pool.Close(), s.rdb.Close())
+	return s.pool.Close()
 }
 
 // keysKey holds the sealing keys, hex, one a line, the current one first.
