@@ -116,6 +116,6 @@ finish "ferry serve replicas sharing Redis, behind HAProxy" "$(
 	echo
 	echo "- $(haproxy -v | head -1 | cut -d' ' -f1-3); $(redis-server --version | cut -d' ' -f1-3); Redis on a unix socket, nothing persisted."
 	echo "- Every replica runs \`ferry serve --prefix never --redis unix://… -- ECHO\`; the CPU and memory of a row are those of everything serving it (the replicas with their echo servers, and HAProxy)."
-	echo "- Redis commands that grow with a run's length rather than its calls (the replicas' task leases, \`SET … PX\`; go-redis's health \`PING\`s) show in the marginal figure's breakdown: they are no cost of a call."
+	echo "- Redis commands that grow with a run's length rather than its calls (the replicas' task leases, \`SET … PX\`; the subscription's health \`PING\`s) show in the marginal figure's breakdown: they are no cost of a call."
 	echo "- The balancer's cost is 1-replica-haproxy against 1-replica; what a second replica adds on this machine is 2-replicas-haproxy against 1-replica-haproxy. On 2 cores shared by loadgen, HAProxy and the replicas, a second replica has no core of its own: the figure to read here is the cost, not a gain."
 )"
