@@ -279,14 +279,13 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	// Requests are served on this goroutine, so once it is back here a
-	// request's reply has been encoded and written.
-	defer func() {
-		if m.IsRequest() && m.Lent {
-			h.bodies.Put(body, handle)
-		}
-	}()
+	// Only a request's handler lends its message, so the body is given
+	// back after it: here for a stateless request, served on this
+	// goroutine; by a legacy request's own goroutine, which may outlive
+	// this one (see session.handle).
+	lent := lentBody{m: m, body: body, handle: handle}
 	if isStateless(r, m) {
+		defer h.release(lent)
 		h.serveStateless(w, r, m)
 		return
 	}
@@ -308,15 +307,32 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusNotFound, m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "session not found (it may have expired): send initialize again"})
 			return
 		}
-		s.servePost(w, r, m)
+		s.servePost(w, r, m, lent)
 		return
 	}
 	if m.Method == protocol.MethodInitialize {
-		h.initialize(w, r, m)
+		h.initialize(w, r, m, lent)
 		return
 	}
 	writeError(w, http.StatusBadRequest, m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
 		Message: "missing Mcp-Session-Id: legacy clients must send initialize first; stateless clients must send the MCP-Protocol-Version header and _meta"})
+}
+
+// lentBody is a request's body, from the pool: a handler that took its
+// message's arguments as lent (jsonrpc.Message.Lent) leaves it to be
+// reused once the answer is encoded.
+type lentBody struct {
+	m      *jsonrpc.Message
+	body   []byte
+	handle *[]byte
+}
+
+// release gives a body back to the pool if the handler lent the message
+// that refers to it. Call it once nothing reads the message any more.
+func (h *Handler) release(l lentBody) {
+	if l.m.IsRequest() && l.m.Lent {
+		h.bodies.Put(l.body, l.handle)
+	}
 }
 
 // isStateless reports whether a POST belongs to the stateless era. A session

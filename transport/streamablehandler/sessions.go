@@ -72,18 +72,8 @@ type stream struct {
 	// hangUp asks the HTTP request writing the stream to end (the stream
 	// itself goes on, to be resumed with Last-Event-ID).
 	hangUp bool
-	// inline is the POST whose goroutine runs the request's handler: a
-	// goroutine to write its events is started only when the handler
-	// sends something before its response (writerDone is then set).
-	inline     *inlinePost
-	writerDone chan struct{}
-	wake       chan struct{}
-	reader     int64 // generation of the HTTP request writing it; 0 when none
-}
-
-type inlinePost struct {
-	w http.ResponseWriter
-	r *http.Request
+	wake   chan struct{}
+	reader int64 // generation of the HTTP request writing it; 0 when none
 }
 
 func (st *stream) signal() {
@@ -101,7 +91,7 @@ func newSessionID() string {
 }
 
 // initialize opens a session for an initialize request.
-func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) {
+func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message, lent lentBody) {
 	s := &session{
 		h: h, id: newSessionID(), closed: make(chan struct{}),
 		streams: map[int64]*stream{}, byRequest: map[jsonrpc.ID]*stream{},
@@ -117,7 +107,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 	if t := h.opts.SessionIdleTimeout; t > 0 {
 		s.idle = time.AfterFunc(t, s.expire)
 	}
-	s.servePost(w, r, m)
+	s.servePost(w, r, m, lent)
 	if !s.srv.Initialized() {
 		s.close()
 	}
@@ -318,9 +308,6 @@ func describe(m *jsonrpc.Message) string {
 // Callers hold s.mu.
 func (s *session) push(st *stream, b []byte, final, keep bool) {
 	b = fit(b)
-	if !final {
-		s.startWriter(st)
-	}
 	if st.sse {
 		st.seq++
 		e := event{stream: st.num, seq: st.seq, data: b, keep: keep}
@@ -349,21 +336,6 @@ func fit(b []byte) []byte {
 	return c
 }
 
-// startWriter starts the goroutine that writes the events of a request
-// handled inline, if it is not running yet. Callers hold s.mu.
-func (s *session) startWriter(st *stream) {
-	if st.inline == nil || st.writerDone != nil {
-		return
-	}
-	done := make(chan struct{})
-	st.writerDone = done
-	in := st.inline
-	go func() {
-		defer close(done)
-		s.serveStream(in.w, in.r, st, 0, true)
-	}()
-}
-
 // newStream registers a stream. Callers hold s.mu.
 func (s *session) newStream(req jsonrpc.ID) *stream {
 	if s.nextStream%64 == 63 {
@@ -387,8 +359,9 @@ func (s *session) newStream(req jsonrpc.ID) *stream {
 	return st
 }
 
-// servePost serves a POST of a legacy session.
-func (s *session) servePost(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) {
+// servePost serves a POST of a legacy session. The handler of a request
+// gives lent back once nothing reads m any more.
+func (s *session) servePost(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message, lent lentBody) {
 	if v := r.Header.Get(streamwire.HeaderProtocolVersion); v != "" && m.Method != protocol.MethodInitialize &&
 		(!protocol.IsSupported(v) || protocol.IsStateless(v)) {
 		// "If the server receives a request with an invalid or
@@ -419,21 +392,21 @@ func (s *session) servePost(w http.ResponseWriter, r *http.Request, m *jsonrpc.M
 		return
 	}
 	st := s.newStream(m.ID)
-	st.inline = &inlinePost{w: w, r: r}
-	if s.h.opts.AlwaysSSE {
-		s.startWriter(st)
-	}
 	s.mu.Unlock()
-	s.serveInline(w, st, m)
+	// The handler runs on a goroutine of its own, and this one writes
+	// what it sends, so that the response can end before the handler
+	// does: when it closes its stream (CloseRequestStream), or the client
+	// goes away. Its answer then waits in the store for the client's GET
+	// with Last-Event-ID.
+	s.begin()
+	go s.handle(st, m, lent)
+	s.serveStream(w, r, st, 0, true)
 }
 
-// serveInline runs a request's handler on the POST's own goroutine (the
-// session's Conn keeps track of it for cancellation and the bound on
-// requests in flight). When the handler sends nothing before its answer,
-// the answer goes out as plain JSON from this goroutine, with no other
-// involved; otherwise its events are written by the goroutine that the
-// first of them started, and this one waits for it.
-func (s *session) serveInline(w http.ResponseWriter, st *stream, m *jsonrpc.Message) {
+// handle runs a request's handler and queues its answer on the request's
+// stream.
+func (s *session) handle(st *stream, m *jsonrpc.Message, lent lentBody) {
+	defer s.end()
 	reply := jsonrpc2.Serve(s.conn, m)
 	var body []byte
 	if reply != nil {
@@ -443,31 +416,19 @@ func (s *session) serveInline(w http.ResponseWriter, st *stream, m *jsonrpc.Mess
 		}
 		body = b
 	}
+	s.h.release(lent) // the answer is encoded: nothing reads the request now
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.byRequest[m.ID] == st {
 		delete(s.byRequest, m.ID)
 	}
-	writer := st.writerDone
-	if writer == nil {
-		delete(s.streams, st.num)
-		s.mu.Unlock()
-		if body == nil {
-			// Cancelled by the client: no answer to give.
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
-		writeJSON(w, http.StatusOK, body, s.h.opts.WriteTimeout)
-		putBuf(body)
-		return
-	}
 	if body != nil {
 		s.push(st, body, true, true)
-	} else {
-		st.final = true
-		st.signal()
+		return
 	}
-	s.mu.Unlock()
-	<-writer
+	// Cancelled by the client: no answer to give.
+	st.final = true
+	st.signal()
 }
 
 // deliver hands a message to the Conn.
@@ -498,8 +459,13 @@ func (s *session) CloseRequestStream(id jsonrpc.ID) bool {
 	if st == nil {
 		return false
 	}
+	if st.sse && st.reader == 0 {
+		// No connection carries the stream (the client has not resumed
+		// it yet): there is none to end, and a hang-up kept for later
+		// would end the client's next one at once.
+		return true
+	}
 	st.hangUp = true
-	s.startWriter(st)
 	st.signal()
 	return true
 }
@@ -545,6 +511,17 @@ func (s *session) serveGet(w http.ResponseWriter, r *http.Request) {
 	s.serveStream(w, r, st, st.seq, false)
 }
 
+// writeRetry announces the reconnection delay: "If the server does close
+// the connection prior to terminating the SSE stream, it SHOULD send an
+// SSE event with a standard retry field before closing the connection."
+// A block without data sets the client's delay and dispatches nothing.
+func (s *session) writeRetry(w http.ResponseWriter) {
+	b := strconv.AppendInt([]byte("retry: "), s.h.opts.Retry.Milliseconds(), 10)
+	httpdeadline.Write(w, s.h.opts.WriteTimeout)
+	w.Write(append(b, "\n\n"...))
+	flush(w)
+}
+
 func eventID(num, seq int64) string {
 	return strconv.FormatInt(num, 10) + "-" + strconv.FormatInt(seq, 10)
 }
@@ -580,12 +557,15 @@ func (s *session) serveStream(w http.ResponseWriter, r *http.Request, st *stream
 		s.mu.Unlock()
 	}()
 
+	// Keep-alive comments start with the event stream: a request answered
+	// as plain JSON sets up no timer.
 	var keepAlive <-chan time.Time
-	if ka := s.h.opts.KeepAlive; ka > 0 {
-		t := time.NewTicker(ka)
-		defer t.Stop()
-		keepAlive = t.C
-	}
+	var ticker *time.Ticker
+	defer func() {
+		if ticker != nil {
+			ticker.Stop()
+		}
+	}()
 	started := false
 	written := after
 	var buf []byte
@@ -616,6 +596,14 @@ func (s *session) serveStream(w http.ResponseWriter, r *http.Request, st *stream
 			}
 			st.early = nil
 		}
+		if !st.sse && st.final {
+			// Cancelled by the client before it was sent anything: no
+			// answer to give.
+			delete(s.streams, st.num)
+			s.mu.Unlock()
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
 		var events []event
 		lost := int64(0)
 		last := written // the sequence number of the last event to write
@@ -633,6 +621,10 @@ func (s *session) serveStream(w http.ResponseWriter, r *http.Request, st *stream
 
 		if st.sse && !started {
 			started = true
+			if ka := s.h.opts.KeepAlive; ka > 0 {
+				ticker = time.NewTicker(ka)
+				keepAlive = ticker.C
+			}
 			httpdeadline.Write(w, s.h.opts.WriteTimeout)
 			startSSE(w, http.StatusOK)
 			if allowJSON {
@@ -671,19 +663,22 @@ func (s *session) serveStream(w http.ResponseWriter, r *http.Request, st *stream
 			return
 		}
 		if hangUp {
+			if !allowJSON {
+				// The priming event of a POST's stream announced the
+				// delay; a resumed stream announces it before it closes.
+				s.writeRetry(w)
+			}
 			return
 		}
 		select {
 		case <-st.wake:
 		case <-keepAlive:
-			if started {
-				httpdeadline.Write(w, s.h.opts.WriteTimeout)
-				if _, err := w.Write(ssewire.AppendComment(nil, "")); err != nil {
-					return
-				}
-				if flushed(w) != nil {
-					return
-				}
+			httpdeadline.Write(w, s.h.opts.WriteTimeout)
+			if _, err := w.Write(ssewire.AppendComment(nil, "")); err != nil {
+				return
+			}
+			if flushed(w) != nil {
+				return
 			}
 		case <-r.Context().Done():
 			// "Disconnection SHOULD NOT be interpreted as the client
