@@ -47,7 +47,7 @@ var supportView = map[string]any{
 // tests change (the shared one's they do not), and what it logs.
 type viewsGateway struct {
 	*gatewayRun
-	cfg string
+	cfg  string
 	mu   sync.Mutex
 	log  bytes.Buffer
 	line *sync.Cond // broadcast on each line logged, and when a waitLog's context ends
