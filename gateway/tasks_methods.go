@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	"github.com/ferrymcp/ferry/internal/taskwire"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 	"github.com/ferrymcp/ferry/server"
@@ -254,32 +255,15 @@ func taskCreated(rec *TaskRecord) any {
 	return &protocol.CreateTaskResult{Task: legacyTask(rec)}
 }
 
-func millis(d time.Duration) *int64 {
-	v := d.Milliseconds()
-	return &v
+// wire is what the era shapes need of rec.
+func (rec *TaskRecord) wire() *taskwire.Record {
+	return &taskwire.Record{ID: rec.ID, Status: rec.Status, StatusMessage: rec.StatusMessage,
+		CreatedAt: rec.CreatedAt, UpdatedAt: rec.UpdatedAt, TTL: rec.TTL, PollInterval: rec.PollInterval,
+		Result: rec.Result, Error: rec.Error}
 }
-
-func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // detailedTask is a task as the extension shows it.
-func detailedTask(rec *TaskRecord) *protocol.DetailedTask {
-	d := &protocol.DetailedTask{TaskID: rec.ID, Status: rec.Status, StatusMessage: rec.StatusMessage,
-		CreatedAt: timestamp(rec.CreatedAt), LastUpdatedAt: timestamp(rec.UpdatedAt),
-		TTLMs: millis(rec.TTL), PollIntervalMs: millis(rec.PollInterval)}
-	switch rec.Status {
-	case protocol.TaskCompleted:
-		d.Result = rec.Result
-	case protocol.TaskFailed:
-		if rec.Error != nil {
-			d.Error, _ = json.Marshal(rec.Error)
-		}
-	}
-	return d
-}
+func detailedTask(rec *TaskRecord) *protocol.DetailedTask { return taskwire.Detailed(rec.wire()) }
 
 // legacyTask is a task as 2025-11-25 shows it.
-func legacyTask(rec *TaskRecord) protocol.Task {
-	return protocol.Task{TaskID: rec.ID, Status: rec.Status, StatusMessage: rec.StatusMessage,
-		CreatedAt: timestamp(rec.CreatedAt), LastUpdatedAt: timestamp(rec.UpdatedAt),
-		TTL: millis(rec.TTL), PollInterval: millis(rec.PollInterval)}
-}
+func legacyTask(rec *TaskRecord) protocol.Task { return taskwire.Legacy(rec.wire()) }

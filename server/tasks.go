@@ -15,6 +15,7 @@ import (
 
 	"github.com/ferrymcp/ferry/intercept"
 	"github.com/ferrymcp/ferry/internal/serverapi"
+	"github.com/ferrymcp/ferry/internal/taskwire"
 	"github.com/ferrymcp/ferry/jsonrpc"
 	"github.com/ferrymcp/ferry/protocol"
 )
@@ -626,39 +627,15 @@ func (s *Server) reaches(ctx context.Context, r *Request, st *TaskState) bool {
 	return !bound || st.Owner == s.taskOwner(ctx, r)
 }
 
-func millis(d time.Duration) *int64 {
-	v := d.Milliseconds()
-	return &v
+// wire is what the era shapes need of st.
+func (st *TaskState) wire() *taskwire.Record {
+	return &taskwire.Record{ID: st.ID, Status: st.Status, StatusMessage: st.StatusMessage,
+		CreatedAt: st.CreatedAt, UpdatedAt: st.UpdatedAt, TTL: st.TTL, PollInterval: st.PollInterval,
+		Result: st.Result, Error: st.Error, InputRequests: st.InputRequests}
 }
-
-func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // detailed is a task as the extension's tasks/get shows it.
-func detailed(st *TaskState) *protocol.DetailedTask {
-	d := &protocol.DetailedTask{TaskID: st.ID, Status: st.Status, StatusMessage: st.StatusMessage,
-		CreatedAt: timestamp(st.CreatedAt), LastUpdatedAt: timestamp(st.UpdatedAt), PollIntervalMs: millis(st.PollInterval)}
-	if st.TTL > 0 {
-		d.TTLMs = millis(st.TTL)
-	}
-	switch st.Status {
-	case protocol.TaskInputRequired:
-		d.InputRequests = st.InputRequests
-	case protocol.TaskCompleted:
-		d.Result = st.Result
-	case protocol.TaskFailed:
-		if st.Error != nil {
-			d.Error, _ = json.Marshal(st.Error)
-		}
-	}
-	return d
-}
+func detailed(st *TaskState) *protocol.DetailedTask { return taskwire.Detailed(st.wire()) }
 
 // legacyTask is a task as 2025-11-25 shows it.
-func legacyTask(st *TaskState) protocol.Task {
-	t := protocol.Task{TaskID: st.ID, Status: st.Status, StatusMessage: st.StatusMessage,
-		CreatedAt: timestamp(st.CreatedAt), LastUpdatedAt: timestamp(st.UpdatedAt), PollInterval: millis(st.PollInterval)}
-	if st.TTL > 0 {
-		t.TTL = millis(st.TTL)
-	}
-	return t
-}
+func legacyTask(st *TaskState) protocol.Task { return taskwire.Legacy(st.wire()) }
