@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -232,12 +233,29 @@ func (s *Store) transaction(ctx context.Context, cmds ...command) error {
 }
 
 // script runs sc by EVALSHA, or by EVAL when Redis does not hold it yet.
-func (s *Store) script(ctx context.Context, sc *redis.Script, keysAndArgs ...any) (reply any, err error) {
+func (s *Store) script(ctx context.Context, ls *luaScript, keysAndArgs ...any) (reply any, err error) {
+	sc := ls.script()
 	err = s.with(ctx, func(c redis.Conn) error {
 		reply, err = sc.DoContext(ctx, c, keysAndArgs...)
 		return err
 	})
 	return reply, err
+}
+
+// luaScript is a Lua script and its key count (-1: given with each call).
+// Its redis.Script, which hashes the source, is made at its first use, not
+// at start-up: every ferry command pays its package's init, and most never
+// open a Redis.
+type luaScript struct {
+	keys int
+	src  string
+	once sync.Once
+	sc   *redis.Script
+}
+
+func (l *luaScript) script() *redis.Script {
+	l.once.Do(func() { l.sc = redis.NewScript(l.keys, l.src) })
+	return l.sc
 }
 
 // keysArgs are the arguments of a script made with a key count of -1:

@@ -27,7 +27,7 @@ type limitStore struct{ s *Store }
 // hash of its tokens (n) and the time they were counted (at). It returns
 // the 1-based index of the first bucket without a token (0 for none)
 // and the microseconds until every bucket has one.
-var takeScript = redis.NewScript(-1, `
+var takeScript = &luaScript{keys: -1, src: `
 local now = tonumber(ARGV[1])
 local refused, wait = 0, 0
 local n, at = {}, {}
@@ -54,7 +54,7 @@ if refused == 0 then
   end
 end
 return {refused, wait}
-`)
+`}
 
 // Take takes a token from every bucket, or from none (see limit.Store).
 // The buckets' keys are digests: a caller's name may hold any byte.
@@ -90,7 +90,7 @@ type slotStore struct{ s *Store }
 // those lapsed are dropped first; ARGV[3+i] is KEYS[i]'s limit, the last
 // ARGV how long a set lives unused. It returns the 1-based index of the
 // first set at its limit, 0 when the call is counted.
-var acquireScript = redis.NewScript(-1, `
+var acquireScript = &luaScript{keys: -1, src: `
 local now = tonumber(ARGV[1])
 for i = 1, #KEYS do
   redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now)
@@ -103,15 +103,15 @@ for i = 1, #KEYS do
   redis.call('PEXPIRE', KEYS[i], ARGV[#ARGV])
 end
 return 0
-`)
+`}
 
 // releaseScript ends the count of call ARGV[1] in every set KEYS names.
-var releaseScript = redis.NewScript(-1, `
+var releaseScript = &luaScript{keys: -1, src: `
 for i = 1, #KEYS do
   redis.call('ZREM', KEYS[i], ARGV[1])
 end
 return 0
-`)
+`}
 
 func (st slotStore) keys(slots []limit.Slot) []string {
 	keys := make([]string, len(slots))

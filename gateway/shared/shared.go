@@ -120,11 +120,11 @@ func (s *Store) keysOr(ctx context.Context, have [][]byte) ([][]byte, error) {
 
 // rotate makes a new current key and keeps the one before it, which
 // opens the ids sealed so far; older keys are dropped.
-var rotate = redis.NewScript(1, `
+var rotate = &luaScript{keys: 1, src: `
 local old = redis.call('GET', KEYS[1]) or ''
 local prev = string.match(old, '^[^\n]+') or ''
 redis.call('SET', KEYS[1], ARGV[1] .. '\n' .. prev)
-return 1`)
+return 1`}
 
 // Rotate makes a new current sealing key; the previous one still opens
 // the ids it sealed. Replicas take it up with [Store.FollowKeys].

@@ -41,7 +41,7 @@ const ownerTasks = 1000
 // tasks). An owner at its share makes room with its oldest task gone or
 // finished; with none, it is refused (0). ARGV: status, record, expiry,
 // score (creation, Unix ms), id, share, the prefix of task keys.
-var createTask = redis.NewScript(2, `
+var createTask = &luaScript{keys: 2, src: `
 local n = redis.call('ZCARD', KEYS[2])
 if n >= tonumber(ARGV[6]) then
   local room = false
@@ -62,7 +62,7 @@ redis.call('PEXPIREAT', KEYS[1], ARGV[3])
 redis.call('ZADD', KEYS[2], ARGV[4], ARGV[5])
 redis.call('PEXPIREAT', KEYS[2], ARGV[3], 'NX')
 redis.call('PEXPIREAT', KEYS[2], ARGV[3], 'GT')
-return 1`)
+return 1`}
 
 // CreateTask implements [gateway.TaskStore]: one round trip. Tasks
 // without an owner (stateless, without a caller) share one set, and its
@@ -85,12 +85,12 @@ func (s *Store) CreateTask(ctx context.Context, t *gateway.TaskRecord) error {
 
 // updateTask replaces a task's record unless it is finished or gone,
 // keeping its expiry.
-var updateTask = redis.NewScript(1, `
+var updateTask = &luaScript{keys: 1, src: `
 local s = redis.call('HGET', KEYS[1], 'status')
 if not s then return -1 end
 if s == 'completed' or s == 'failed' or s == 'cancelled' then return 0 end
 redis.call('HSET', KEYS[1], 'status', ARGV[1], 'data', ARGV[2])
-return 1`)
+return 1`}
 
 // UpdateTask implements [gateway.TaskStore]: one round trip.
 func (s *Store) UpdateTask(ctx context.Context, t *gateway.TaskRecord) (bool, error) {
