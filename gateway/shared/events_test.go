@@ -101,14 +101,7 @@ func TestGETStreamResumesOnOtherReplica(t *testing.T) {
 	defer cancel()
 	up := logServer(t)
 	store := open(t, url)
-	keys, err := store.Keys(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sealer, err := gateway.NewSealer(keys...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sealer := sealerOf(ctx, t, store)
 	var urls []string
 	var gws []*gateway.Gateway
 	for range 2 {

@@ -55,14 +55,7 @@ func TestNotificationsReachGETStreamOnOtherReplica(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	store := open(t, url)
-	keys, err := store.Keys(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sealer, err := gateway.NewSealer(keys...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sealer := sealerOf(ctx, t, store)
 	var ups []*server.Server
 	lb := &roundRobin{}
 	for range 2 {

@@ -79,6 +79,20 @@ func open(t *testing.T, url string) *Store {
 	return s
 }
 
+// sealerOf returns a sealer of the keys s shares with the other replicas.
+func sealerOf(ctx context.Context, t *testing.T, s *Store) *gateway.Sealer {
+	t.Helper()
+	keys, err := s.Keys(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealer, err := gateway.NewSealer(keys...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sealer
+}
+
 // The first replica makes the sealing key, the others read it; a
 // rotation keeps the previous key.
 func TestKeysSharedAndRotated(t *testing.T) {
@@ -212,14 +226,7 @@ func TestLogLevelSharedByReplicas(t *testing.T) {
 	defer cancel()
 	up := logServer(t)
 	store := open(t, url)
-	keys, err := store.Keys(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sealer, err := gateway.NewSealer(keys...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sealer := sealerOf(ctx, t, store)
 	lb := &roundRobin{}
 	for range 2 {
 		g, err := gateway.New([]*config.Server{up}, &gateway.Options{Replicas: &gateway.ReplicaOptions{Sealer: sealer, Store: open(t, url)}})
